@@ -1,0 +1,44 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "sqlimport",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "sqlimport", targets: ["sqlimport"]),
+        .library(name: "SQLImportKit", targets: ["SQLImportKit"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CZstd",
+            pkgConfig: "libzstd",
+            providers: [.apt(["libzstd-dev"]), .brew(["zstd"])]),
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
+        .target(
+            name: "SQLImportKit",
+            dependencies: [
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                "CZstd",
+                "CZlib",
+            ]),
+        .executableTarget(
+            name: "sqlimport",
+            dependencies: [
+                "SQLImportKit",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+        .testTarget(
+            name: "SQLImportKitTests",
+            dependencies: ["SQLImportKit", .product(name: "GRDB", package: "GRDB.swift")]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,73 @@
+import Foundation
+import GRDB
+
+extension Database {
+    /// Upserts `Encodable` values into `table` through the same planner as
+    /// `sqlimport import`, with the `typed` write strategy: each value is checked
+    /// against its column's declared type, and a failure names the column, the type,
+    /// the value and the record's position (1-based) in the sequence.
+    ///
+    /// ```swift
+    /// try dbQueue.write { db in
+    ///     try db.bulkUpsert(items, into: "items", onConflict: ["libraryID", "remoteID"])
+    /// }
+    /// ```
+    ///
+    /// Runs in a savepoint (or a transaction when none is open): on error nothing of the
+    /// call is applied. A missing table is created from the values, as the CLI does.
+    @discardableResult
+    public func bulkUpsert<Values: Sequence>(
+        _ values: Values, into table: String, onConflict key: [String]? = nil, merge: MergePolicy = .replace
+    ) throws -> ImportSummary where Values.Element: Encodable {
+        var options = ImportOptions(inputs: ["<values>"], databasePath: "")
+        options.table = table
+        options.upsert = key
+        options.merge = merge
+        options.strategy = .typed
+        let source = EncodableBatchSource(values: values, rowsPerBatch: options.rowsPerBatch)
+        return try Importer.write(from: source, options: options, table: table, in: self, progress: nil)
+    }
+}
+
+/// Encodes a sequence of values into batches, on the calling thread.
+final class EncodableBatchSource<Values: Sequence>: BatchSource where Values.Element: Encodable {
+    private var iterator: Values.Iterator
+    private let rowsPerBatch: Int
+    private let namer = ColumnNamer()
+    private var opened = false
+    private var finished = false
+    private var spare: [RecordBatch] = []
+
+    init(values: Values, rowsPerBatch: Int) {
+        iterator = values.makeIterator()
+        self.rowsPerBatch = rowsPerBatch
+    }
+
+    func next() -> BatchReader.Item? {
+        if finished { return nil }
+        if !opened {
+            opened = true
+            return .opened(index: 0, InputDescription(path: "<values>", format: .json, compression: .none, bytes: nil))
+        }
+        let batch = spare.popLast() ?? RecordBatch()
+        batch.reset(inputIndex: 0)
+        let encoder = RecordEncoder(batch: batch, namer: namer)
+        do {
+            while batch.rowCount < rowsPerBatch, let value = iterator.next() {
+                try encoder.encode(value)
+            }
+        } catch {
+            finished = true
+            return .failed(error)
+        }
+        if batch.rowCount == 0 {
+            finished = true
+            return .finished
+        }
+        return .batch(batch)
+    }
+
+    func recycle(_ batch: RecordBatch) {
+        spare.append(batch)
+    }
+}

@@ -1,0 +1,67 @@
+/// How an input's bytes are compressed, detected from its first bytes (magic numbers),
+/// never from its name alone.
+public enum Compression: String, Sendable, Codable {
+    case none
+    case zstd
+    case gzip
+
+    /// zstd frames start with 28 B5 2F FD, gzip members with 1F 8B.
+    public static func detect(_ magic: some Collection<UInt8>) -> Compression {
+        let bytes = Array(magic.prefix(4))
+        if bytes.count >= 4, bytes[0] == 0x28, bytes[1] == 0xB5, bytes[2] == 0x2F, bytes[3] == 0xFD { return .zstd }
+        if bytes.count >= 2, bytes[0] == 0x1F, bytes[1] == 0x8B { return .gzip }
+        return .none
+    }
+
+    var checkCommand: String {
+        switch self {
+        case .zstd: return "zstd -t"
+        case .gzip: return "gzip -t"
+        case .none: return "cat"
+        }
+    }
+}
+
+/// An opened input: its name, its compression and the decompressed byte stream.
+public final class InputSource {
+    public let name: String
+    public let compression: Compression
+    public let source: ByteSource
+    /// The on-disk size, when the input is a regular file.
+    public let fileSize: Int64?
+
+    /// Opens `path` (or `-` for standard input) and wraps it in the decompressor its
+    /// magic bytes call for.
+    public init(path: String) throws(InputError) {
+        let file = try FileDescriptorSource(path: path)
+        var magic: [UInt8] = []
+        let probe = UnsafeMutableRawBufferPointer.allocate(byteCount: 4, alignment: 1)
+        defer { probe.deallocate() }
+        while magic.count < 4 {
+            let count = try file.read(into: UnsafeMutableRawBufferPointer(rebasing: probe[magic.count...]))
+            if count == 0 { break }
+            magic.append(contentsOf: probe[magic.count ..< magic.count + count])
+        }
+        let raw = PrefixedSource(prefix: magic, base: file)
+        name = path
+        compression = Compression.detect(magic)
+        switch compression {
+        case .none: source = raw
+        case .zstd: source = try ZstdDecompressingSource(base: raw, name: path)
+        case .gzip: source = try GzipDecompressingSource(base: raw, name: path)
+        }
+        fileSize = path == "-" ? nil : Self.regularFileSize(path)
+    }
+
+    static func regularFileSize(_ path: String) -> Int64? {
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return Int64(info.st_size)
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif

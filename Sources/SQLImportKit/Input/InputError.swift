@@ -1,0 +1,23 @@
+/// Errors of the input layer: opening files and decompressing them.
+public enum InputError: Error, Equatable, CustomStringConvertible {
+    case notFound(path: String)
+    case unreadable(path: String, reason: String)
+    case corruptCompressedStream(input: String, compression: Compression, byteOffset: Int64, reason: String)
+    case truncatedCompressedStream(input: String, compression: Compression, byteOffset: Int64)
+    case decompressionBombGuard(input: String, limit: Int64)
+
+    public var description: String {
+        switch self {
+        case .notFound(let path):
+            return "\(path): no such file; check the path, or pass - to read standard input"
+        case .unreadable(let path, let reason):
+            return "\(path): cannot read it (\(reason)); check its permissions"
+        case .corruptCompressedStream(let input, let compression, let offset, let reason):
+            return "\(input): corrupt \(compression.rawValue) stream at compressed byte \(offset) (\(reason)); nothing from this input was committed. Check the file with `\(compression.checkCommand) \(input)`"
+        case .truncatedCompressedStream(let input, let compression, let offset):
+            return "\(input): the \(compression.rawValue) stream ends early at compressed byte \(offset) (the file is truncated); nothing from this input was committed. Copy the file again"
+        case .decompressionBombGuard(let input, let limit):
+            return "\(input): expands beyond \(limit) bytes without a record boundary; refusing it"
+        }
+    }
+}

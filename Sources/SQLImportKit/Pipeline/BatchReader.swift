@@ -1,0 +1,109 @@
+import Foundation
+
+/// Describes one input once it has been opened.
+public struct InputDescription: Sendable, Codable, Equatable {
+    public var path: String
+    public var format: InputFormat
+    public var compression: Compression
+    /// Size on disk, when the input is a regular file.
+    public var bytes: Int64?
+    /// Decompressed bytes read.
+    public var bytesRead: Int64 = 0
+}
+
+/// Where the writing side gets its batches from.
+protocol BatchSource: AnyObject {
+    /// The next item; nil once everything has been delivered.
+    func next() -> BatchReader.Item?
+    /// Gives a batch back for reuse.
+    func recycle(_ batch: RecordBatch)
+}
+
+/// Reads every input of a run on its own thread and hands full batches to the writer
+/// through a bounded queue; empty batches come back through a second queue for reuse,
+/// so the steady state allocates nothing.
+final class BatchReader: BatchSource, @unchecked Sendable {
+    enum Item {
+        case opened(index: Int, InputDescription)
+        case batch(RecordBatch)
+        case failed(Error)
+        case finished
+    }
+
+    let paths: [String]
+    let options: ReaderOptions
+    let rowsPerBatch: Int
+    let bytesPerBatch: Int
+    let keepRaw: Bool
+    let full: BoundedQueue<Item>
+    private let empty: BoundedQueue<RecordBatch>
+    private let namer = ColumnNamer()
+    private var thread: Thread?
+    private let done = DispatchSemaphore(value: 0)
+
+    /// - Parameter spareBatches: extra batches the writer may hold at once (while it
+    ///   samples records to infer a new table's types).
+    init(paths: [String], options: ReaderOptions, rowsPerBatch: Int = 4096, bytesPerBatch: Int = 4 << 20, depth: Int = 4, spareBatches: Int = 0, keepRaw: Bool = false) {
+        self.paths = paths
+        self.options = options
+        self.rowsPerBatch = rowsPerBatch
+        self.bytesPerBatch = bytesPerBatch
+        self.keepRaw = keepRaw
+        full = BoundedQueue(capacity: depth)
+        empty = BoundedQueue(capacity: depth + 2 + spareBatches)
+        for _ in 0 ..< depth + 2 + spareBatches { empty.push(RecordBatch()) }
+    }
+
+    /// Starts the reading thread.
+    func start() {
+        let thread = Thread { [self] in
+            run()
+            done.signal()
+        }
+        thread.stackSize = 16 << 20
+        thread.name = "sqlimport-reader"
+        self.thread = thread
+        thread.start()
+    }
+
+    /// Stops reading (after an error on the writing side) and waits for the thread.
+    func stop() {
+        full.close()
+        empty.close()
+        if thread != nil {
+            done.wait()
+            thread = nil
+        }
+    }
+
+    func next() -> Item? {
+        full.pop()
+    }
+
+    func recycle(_ batch: RecordBatch) {
+        empty.push(batch)
+    }
+
+    private func run() {
+        for (index, path) in paths.enumerated() {
+            do {
+                let input = try InputSource(path: path)
+                let (reader, format) = try RecordReaders.make(input: input, options: options, namer: namer, keepRaw: keepRaw)
+                guard full.push(.opened(index: index, InputDescription(path: path, format: format, compression: input.compression, bytes: input.fileSize))) else { return }
+                var more = true
+                while more {
+                    guard let batch = empty.pop() else { return }
+                    batch.reset(inputIndex: index)
+                    batch.keepRawRecords = keepRaw
+                    more = try reader.fill(batch, maxRows: rowsPerBatch, maxBytes: bytesPerBatch)
+                    batch.endsInput = !more
+                    guard full.push(.batch(batch)) else { return }
+                }
+            } catch {
+                full.push(.failed(error))
+                return
+            }
+        }
+        full.push(.finished)
+    }
+}

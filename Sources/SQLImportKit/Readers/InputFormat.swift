@@ -1,0 +1,53 @@
+/// The syntax of an input.
+public enum InputFormat: String, Sendable, Codable, CaseIterable {
+    /// JSON Lines: one object per line.
+    case jsonl
+    /// One JSON document: an array of objects (streamed element by element) or one object.
+    case json
+    case csv
+    case tsv
+
+    /// The format named by a file's extensions, ignoring `.zst`/`.gz`
+    /// (`items.jsonl.zst` → jsonl).
+    public static func fromExtension(_ path: String) -> InputFormat? {
+        var name = Substring(path.split(separator: "/").last ?? Substring(path)).lowercased()
+        for suffix in [".zst", ".zstd", ".gz"] where name.hasSuffix(suffix) {
+            name = String(name.dropLast(suffix.count))
+        }
+        if name.hasSuffix(".jsonl") || name.hasSuffix(".ndjson") { return .jsonl }
+        if name.hasSuffix(".json") { return .json }
+        if name.hasSuffix(".csv") { return .csv }
+        if name.hasSuffix(".tsv") || name.hasSuffix(".tab") { return .tsv }
+        return nil
+    }
+
+    /// The format suggested by the first non-space byte: `[` a JSON array, `{` JSON
+    /// Lines, anything else CSV.
+    static func fromFirstByte(_ byte: UInt8?) -> InputFormat {
+        switch byte {
+        case UInt8(ascii: "["): return .json
+        case UInt8(ascii: "{"): return .jsonl
+        default: return .csv
+        }
+    }
+}
+
+/// How readers turn bytes into records.
+public struct ReaderOptions: Sendable {
+    /// `--format`; nil detects it from the extension, then the first byte.
+    public var format: InputFormat?
+    /// CSV/TSV field separator (`--delimiter`); nil means `,` for CSV and tab for TSV.
+    public var delimiter: UInt8?
+    /// `--no-header` names the columns c1…cN.
+    public var hasHeader = true
+    /// `--null TEXT`: an unquoted field equal to it is NULL.
+    public var nullText: String?
+    /// `--flatten`: nested objects become `parent_child` columns.
+    public var flatten = false
+    /// `--max-record-bytes`: a larger record is refused.
+    public var maxRecordBytes = 256 << 20
+    /// JSON deeper than this is refused.
+    public var maxDepth = 512
+
+    public init() {}
+}

@@ -1,0 +1,40 @@
+/// Errors of the readers. Each one names the input, the line and the byte offset, and,
+/// where there is one, the field.
+public enum ReaderError: Error, CustomStringConvertible {
+    case input(InputError)
+    case malformedRecord(SourcePosition, field: String?, reason: String)
+    case notAnObject(SourcePosition, found: String)
+    case recordTooLarge(SourcePosition, limit: Int)
+    case nestingTooDeep(SourcePosition, limit: Int)
+    case raggedRow(SourcePosition, expected: Int, found: Int)
+    case badHeader(input: String, reason: String)
+
+    public var position: SourcePosition? {
+        switch self {
+        case .input, .badHeader: return nil
+        case .malformedRecord(let position, _, _), .notAnObject(let position, _), .recordTooLarge(let position, _),
+            .nestingTooDeep(let position, _), .raggedRow(let position, _, _):
+            return position
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .input(let error):
+            return error.description
+        case .malformedRecord(let position, let field, let reason):
+            let fieldText = field.map { " in field \"\($0)\"" } ?? ""
+            return "\(position): malformed record\(fieldText): \(reason)"
+        case .notAnObject(let position, let found):
+            return "\(position): each record must be a JSON object, found \(found); wrap values as {\"column\": value}"
+        case .recordTooLarge(let position, let limit):
+            return "\(position.input) at byte \(position.byteOffset): a single record is larger than \(limit) bytes; raise --max-record-bytes if it is genuine, or check that the format is right (--format)"
+        case .nestingTooDeep(let position, let limit):
+            return "\(position): JSON nested deeper than \(limit) levels; such input is refused to keep the reader's stack bounded"
+        case .raggedRow(let position, let expected, let found):
+            return "\(position): row has \(found) fields but the header has \(expected); check the delimiter (--delimiter) and quoting on that line"
+        case .badHeader(let input, let reason):
+            return "\(input): bad header row: \(reason)"
+        }
+    }
+}

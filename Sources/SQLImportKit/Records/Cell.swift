@@ -1,0 +1,44 @@
+/// What a cell holds. Readers decide the kind from the input's own syntax; the writer
+/// maps kinds onto SQLite storage classes (see `StatementBinder`).
+public enum CellKind: UInt8, Sendable {
+    /// The record has no such field: the column is left out of the statement.
+    case absent
+    case null
+    /// `payload` is the value. JSON integers that fit Int64, `true`/`false` as 1/0.
+    case integer
+    /// `payload` is the Double's bit pattern.
+    case real
+    /// UTF-8 text at `payload ..< payload + length` in the batch's byte store.
+    case text
+    /// CSV/TSV text, typed by the target column's declared type when it is bound.
+    case untypedText
+    /// Compact JSON text of a nested object or array.
+    case json
+    /// A JSON number that neither Int64 nor Double holds exactly (e.g. 2^64 - 1),
+    /// kept as its exact text.
+    case numberAsText
+}
+
+/// One field of one record. 16 bytes, stored inline in `RecordBatch.cells`.
+public struct Cell: Sendable {
+    public var payload: Int64
+    public var length: UInt32
+    public var kind: CellKind
+
+    @inline(__always) init(kind: CellKind, payload: Int64 = 0, length: UInt32 = 0) {
+        self.payload = payload
+        self.length = length
+        self.kind = kind
+    }
+
+    static let absent = Cell(kind: .absent)
+    static let null = Cell(kind: .null)
+
+    @inline(__always) static func integer(_ value: Int64) -> Cell { Cell(kind: .integer, payload: value) }
+    @inline(__always) static func real(_ value: Double) -> Cell {
+        Cell(kind: .real, payload: Int64(bitPattern: value.bitPattern))
+    }
+
+    public var doubleValue: Double { Double(bitPattern: UInt64(bitPattern: payload)) }
+    public var isTextual: Bool { kind == .text || kind == .untypedText || kind == .json || kind == .numberAsText }
+}

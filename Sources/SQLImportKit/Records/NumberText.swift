@@ -1,0 +1,109 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Exact conversions between number text and SQLite's INTEGER and REAL.
+public enum NumberText {
+    public enum IntegerParse: Equatable {
+        case value(Int64)
+        /// Integer syntax, but outside Int64: keep it as text, never as an inexact REAL.
+        case overflow
+        case notAnInteger
+    }
+
+    /// Strict integer syntax: `-?(0|[1-9][0-9]*)`. `007`, `+1` and ` 1` are not integers
+    /// here (they would lose their spelling).
+    @inline(__always)
+    public static func parseInteger(_ text: UnsafeRawBufferPointer) -> IntegerParse {
+        var index = 0
+        let count = text.count
+        guard count > 0 else { return .notAnInteger }
+        let negative = text[0] == UInt8(ascii: "-")
+        if negative { index = 1 }
+        guard index < count else { return .notAnInteger }
+        if text[index] == UInt8(ascii: "0"), count - index > 1 { return .notAnInteger }
+        // Accumulate negatively so that Int64.min parses.
+        var value: Int64 = 0
+        var overflow = false
+        while index < count {
+            let digit = text[index] &- UInt8(ascii: "0")
+            guard digit < 10 else { return .notAnInteger }
+            if !overflow {
+                let (times10, o1) = value.multipliedReportingOverflow(by: 10)
+                let (next, o2) = times10.subtractingReportingOverflow(Int64(digit))
+                if o1 || o2 { overflow = true } else { value = next }
+            }
+            index += 1
+        }
+        if overflow { return .overflow }
+        if negative { return .value(value) }
+        if value == Int64.min { return .overflow }
+        return .value(-value)
+    }
+
+    /// JSON number syntax: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`, whole text.
+    public static func isNumberSyntax(_ text: UnsafeRawBufferPointer) -> Bool {
+        var index = 0
+        let count = text.count
+        func digits() -> Int {
+            let start = index
+            while index < count, text[index] &- UInt8(ascii: "0") < 10 { index += 1 }
+            return index - start
+        }
+        if index < count, text[index] == UInt8(ascii: "-") { index += 1 }
+        guard index < count else { return false }
+        if text[index] == UInt8(ascii: "0") {
+            index += 1
+        } else if digits() == 0 {
+            return false
+        }
+        if index < count, text[index] == UInt8(ascii: ".") {
+            index += 1
+            if digits() == 0 { return false }
+        }
+        if index < count, text[index] | 0x20 == UInt8(ascii: "e") {
+            index += 1
+            if index < count, text[index] == UInt8(ascii: "+") || text[index] == UInt8(ascii: "-") { index += 1 }
+            if digits() == 0 { return false }
+        }
+        return index == count
+    }
+
+    /// True when the text starts with a redundant zero (`007`, `-01`, `00.5`): such
+    /// values stay TEXT so their spelling survives.
+    public static func hasLeadingZero(_ text: UnsafeRawBufferPointer) -> Bool {
+        var index = 0
+        if index < text.count, text[index] == UInt8(ascii: "-") { index += 1 }
+        return text.count - index >= 2 && text[index] == UInt8(ascii: "0")
+            && text[index + 1] &- UInt8(ascii: "0") < 10
+    }
+
+    /// A correctly rounded Double for number text of JSON syntax, or nil when the value
+    /// overflows to infinity or underflows to zero from a non-zero spelling.
+    public static func parseDouble(_ text: UnsafeRawBufferPointer) -> Double? {
+        // strtod needs a NUL-terminated string; numbers are short.
+        let value: Double = withUnsafeTemporaryAllocation(of: CChar.self, capacity: text.count + 1) { buffer in
+            buffer.baseAddress!.withMemoryRebound(to: UInt8.self, capacity: text.count + 1) { bytes in
+                bytes.update(from: text.baseAddress!.assumingMemoryBound(to: UInt8.self), count: text.count)
+                bytes[text.count] = 0
+            }
+            return strtod(buffer.baseAddress!, nil)
+        }
+        if !value.isFinite { return nil }
+        if value == 0 {
+            // Underflow: a non-zero digit before the exponent, yet zero came out.
+            for byte in text {
+                if byte | 0x20 == UInt8(ascii: "e") { break }
+                if byte &- UInt8(ascii: "1") < 9 { return nil }
+            }
+        }
+        return value
+    }
+
+    /// The shortest text that reads back as the same Double (`0.1`, `-0.0`, `1e+308`).
+    public static func shortest(_ value: Double) -> String {
+        value.description
+    }
+}

@@ -1,0 +1,32 @@
+/// Errors about tables and columns. Each says how to fix the problem.
+public enum SchemaError: Error, Sendable, CustomStringConvertible {
+    case notATable(name: String, kind: String)
+    case unknownFields(table: String, fields: [String])
+    case missingRequiredColumn(table: String, column: String)
+    case fieldsCollide(table: String, fields: [String], column: String)
+    case tooManyColumns(table: String, count: Int, limit: Int)
+    case invalidTypeOverride(String)
+    case unknownColumnInOption(option: String, column: String, table: String)
+    case noColumns(input: String)
+
+    public var description: String {
+        switch self {
+        case .notATable(let name, let kind):
+            return "\(SQLIdentifier.quote(name)) is a \(kind), not a table; choose another name with --table"
+        case .unknownFields(let table, let fields):
+            return "table \(SQLIdentifier.quote(table)) has no column for field(s) \(fields.map(SQLIdentifier.quote).joined(separator: ", ")); re-run with --alter to add them, or --ignore-unknown to drop them"
+        case .missingRequiredColumn(let table, let column):
+            return "column \(SQLIdentifier.quote(column)) of \(SQLIdentifier.quote(table)) is NOT NULL without a default, and the input has no such field; add it to the input or give the column a default"
+        case .fieldsCollide(let table, let fields, let column):
+            return "fields \(fields.map(SQLIdentifier.quote).joined(separator: " and ")) both map to column \(SQLIdentifier.quote(column)) of \(SQLIdentifier.quote(table)) (SQLite column names ignore case); rename one in the input"
+        case .tooManyColumns(let table, let count, let limit):
+            return "the input has \(count) fields but SQLite allows at most \(limit) columns in \(SQLIdentifier.quote(table)); drop fields with --ignore-unknown against a narrower table"
+        case .invalidTypeOverride(let text):
+            return "--type \(text): expected COLUMN=TYPE with TYPE one of INTEGER, REAL, TEXT, BLOB, ANY"
+        case .unknownColumnInOption(let option, let column, let table):
+            return "\(option) names \(SQLIdentifier.quote(column)), which is neither a field of the input nor a column of \(SQLIdentifier.quote(table))"
+        case .noColumns(let input):
+            return "\(input): no records with fields, so no table can be created; check the input or create the table first"
+        }
+    }
+}

@@ -1,0 +1,62 @@
+/// The STRICT table a run creates when the target table does not exist.
+struct TableCreation {
+    var schema: TableSchema
+    var sql: String
+
+    static let allowedTypes: Set<String> = ["INT", "INTEGER", "REAL", "TEXT", "BLOB", "ANY"]
+
+    /// Infers column types from the sampled records and builds the `CREATE TABLE`.
+    ///
+    /// ```sql
+    /// CREATE TABLE "items" ("id" TEXT NOT NULL, "qty" INTEGER, PRIMARY KEY ("id")) STRICT
+    /// ```
+    static func infer(
+        table: String, columnNames: [String], sample: [RecordBatch], sampleRows: Int,
+        primaryKey: [String], typeOverrides: [String: String]
+    ) throws(SchemaError) -> TableCreation {
+        var trackers = [TypeTracker](repeating: TypeTracker(), count: columnNames.count)
+        var remaining = sampleRows
+        for batch in sample where remaining > 0 {
+            batch.bytes.withUnsafeBufferPointer { bytes in
+                for row in 0 ..< min(batch.rowCount, remaining) {
+                    for column in 0 ..< min(batch.rowEnd(row) - batch.rowStarts[row], columnNames.count) {
+                        trackers[column].observe(batch.cell(row: row, column: column), bytes: bytes)
+                    }
+                }
+            }
+            remaining -= batch.rowCount
+        }
+        let lowered = columnNames.map { $0.lowercased() }
+        for name in primaryKey where !lowered.contains(name.lowercased()) {
+            throw .unknownColumnInOption(option: "--pk", column: name, table: table)
+        }
+        var types = trackers.map(\.declaredType)
+        for (name, type) in typeOverrides {
+            guard let index = lowered.firstIndex(of: name.lowercased()) else {
+                throw .unknownColumnInOption(option: "--type", column: name, table: table)
+            }
+            guard allowedTypes.contains(type.uppercased()) else { throw .invalidTypeOverride("\(name)=\(type)") }
+            types[index] = type.uppercased()
+        }
+        let keySet = Set(primaryKey.map { $0.lowercased() })
+        var definitions: [String] = []
+        var columns: [ColumnInfo] = []
+        for (index, name) in columnNames.enumerated() {
+            let isKey = keySet.contains(name.lowercased())
+            definitions.append("\(SQLIdentifier.quote(name)) \(types[index])\(isKey ? " NOT NULL" : "")")
+            let keyPosition = primaryKey.firstIndex { $0.lowercased() == name.lowercased() }.map { $0 + 1 } ?? 0
+            columns.append(ColumnInfo(name: name, declaredType: types[index], notNull: isKey, defaultSQL: nil, primaryKeyPosition: keyPosition, isWritable: true))
+        }
+        if !primaryKey.isEmpty {
+            let keyNames = primaryKey.map { key in columnNames.first { $0.lowercased() == key.lowercased() }! }
+            definitions.append("PRIMARY KEY (\(SQLIdentifier.quoteList(keyNames)))")
+        }
+        let sql = "CREATE TABLE \(SQLIdentifier.quote(table)) (\(definitions.joined(separator: ", "))) STRICT"
+        var schema = TableSchema(name: table, columns: columns, isStrict: true, isWithoutRowid: false, uniqueKeys: [])
+        if !primaryKey.isEmpty {
+            let keyNames = schema.primaryKey
+            schema.uniqueKeys = [UniqueKey(indexName: nil, columns: keyNames, origin: .primaryKey, partialPredicate: nil)]
+        }
+        return TableCreation(schema: schema, sql: sql)
+    }
+}

@@ -1,0 +1,110 @@
+import GRDB
+
+/// A column of an existing table, from `PRAGMA table_xinfo`.
+public struct ColumnInfo: Sendable, Hashable, Codable {
+    public var name: String
+    public var declaredType: String
+    public var notNull: Bool
+    /// The DEFAULT expression's SQL text, if any.
+    public var defaultSQL: String?
+    /// 1-based position in the primary key, 0 when not part of it.
+    public var primaryKeyPosition: Int
+    /// Generated and hidden columns cannot be written.
+    public var isWritable: Bool
+
+    public var affinity: ColumnAffinity { ColumnAffinity(declaredType: declaredType) }
+}
+
+/// A set of columns whose values are unique: the primary key, a UNIQUE constraint or a
+/// unique index. These are the only valid `--upsert` targets.
+public struct UniqueKey: Sendable, Hashable, Codable {
+    public enum Origin: String, Sendable, Codable {
+        case primaryKey = "primary key"
+        case uniqueConstraint = "UNIQUE constraint"
+        case uniqueIndex = "unique index"
+    }
+
+    /// The index name (nil for a rowid-alias primary key, which has no index).
+    public var indexName: String?
+    public var columns: [String]
+    public var origin: Origin
+    /// For a partial index, the text of its WHERE clause exactly as written in
+    /// `sqlite_master`: SQLite matches `ON CONFLICT(...) WHERE` against it structurally.
+    public var partialPredicate: String?
+
+    /// The key as `--upsert` takes it: `libraryID,remoteID`.
+    public var upsertArgument: String { columns.joined(separator: ",") }
+}
+
+/// What sqlimport knows of a table: its columns, keys and table options.
+public struct TableSchema: Sendable, Codable {
+    public var name: String
+    public var columns: [ColumnInfo]
+    public var isStrict: Bool
+    public var isWithoutRowid: Bool
+    public var uniqueKeys: [UniqueKey]
+
+    public var primaryKey: [String] {
+        columns.filter { $0.primaryKeyPosition > 0 }.sorted { $0.primaryKeyPosition < $1.primaryKeyPosition }.map(\.name)
+    }
+
+    /// The one-column `INTEGER PRIMARY KEY` of a rowid table, which aliases the rowid.
+    public var rowidAlias: String? {
+        let keyColumns = columns.filter { $0.primaryKeyPosition > 0 }
+        guard !isWithoutRowid, keyColumns.count == 1, keyColumns[0].declaredType.uppercased() == "INTEGER" else { return nil }
+        return keyColumns[0].name
+    }
+
+    /// The column named `name`, matched as SQLite does: ignoring ASCII case.
+    public func columnIndex(named name: String) -> Int? {
+        let folded = name.lowercased()
+        return columns.firstIndex { $0.name.lowercased() == folded }
+    }
+
+    /// Reads a table's schema, or returns nil when there is no such table.
+    public static func read(_ db: Database, table: String) throws -> TableSchema? {
+        let listing = try Row.fetchOne(db, sql: "SELECT type, strict, wr FROM pragma_table_list WHERE schema = 'main' AND name = ?", arguments: [table])
+        guard let listing else { return nil }
+        guard (listing["type"] as String?) == "table" else {
+            throw SchemaError.notATable(name: table, kind: listing["type"] ?? "object")
+        }
+        let rows = try Row.fetchAll(db, sql: "SELECT name, type, \"notnull\", dflt_value, pk, hidden FROM pragma_table_xinfo(?)", arguments: [table])
+        let columns = rows.map { row in
+            ColumnInfo(
+                name: row["name"], declaredType: row["type"] ?? "", notNull: row["notnull"], defaultSQL: row["dflt_value"],
+                primaryKeyPosition: row["pk"], isWritable: (row["hidden"] as Int) == 0)
+        }
+        var schema = TableSchema(
+            name: table, columns: columns, isStrict: listing["strict"], isWithoutRowid: listing["wr"], uniqueKeys: [])
+        schema.uniqueKeys = try readUniqueKeys(db, schema: schema)
+        return schema
+    }
+
+    private static func readUniqueKeys(_ db: Database, schema: TableSchema) throws -> [UniqueKey] {
+        var keys: [UniqueKey] = []
+        if let alias = schema.rowidAlias {
+            keys.append(UniqueKey(indexName: nil, columns: [alias], origin: .primaryKey, partialPredicate: nil))
+        }
+        let indexes = try Row.fetchAll(db, sql: "SELECT name, \"unique\", origin, partial FROM pragma_index_list(?) ORDER BY seq DESC", arguments: [schema.name])
+        for index in indexes where (index["unique"] as Int) == 1 {
+            let name: String = index["name"]
+            let keyColumns = try Row.fetchAll(
+                db, sql: "SELECT cid, name FROM pragma_index_xinfo(?) WHERE key = 1 ORDER BY seqno", arguments: [name])
+            // An index on an expression (cid -2) cannot be an ON CONFLICT target by column names.
+            guard keyColumns.allSatisfy({ ($0["cid"] as Int) >= 0 }) else { continue }
+            let origin: UniqueKey.Origin
+            switch index["origin"] as String {
+            case "pk": origin = .primaryKey
+            case "u": origin = .uniqueConstraint
+            default: origin = .uniqueIndex
+            }
+            var predicate: String?
+            if (index["partial"] as Int) == 1 {
+                let sql = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_schema WHERE type = 'index' AND name = ?", arguments: [name])
+                predicate = sql.flatMap(SQLText.whereClause(ofCreateIndex:))
+            }
+            keys.append(UniqueKey(indexName: name, columns: keyColumns.map { $0["name"] }, origin: origin, partialPredicate: predicate))
+        }
+        return keys
+    }
+}

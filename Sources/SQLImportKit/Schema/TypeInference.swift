@@ -1,0 +1,48 @@
+/// Infers a STRICT column type from the values seen, widening INTEGER → REAL → TEXT.
+///
+/// - JSON integers and booleans: INTEGER; JSON floats: REAL.
+/// - CSV text: INTEGER when it is an integer literal without leading zeros that fits
+///   Int64, REAL when it is a decimal number, else TEXT. `007` is TEXT, so it stays `007`.
+/// - Numbers kept as text (beyond Int64), nested JSON and strings: TEXT.
+/// - A column with only NULLs in the sample: ANY, which stores later values as they come.
+struct TypeTracker {
+    enum Inferred: Int, Comparable {
+        case unknown, integer, real, text
+        static func < (lhs: Inferred, rhs: Inferred) -> Bool { lhs.rawValue < rhs.rawValue }
+    }
+
+    private(set) var inferred = Inferred.unknown
+
+    mutating func observe(_ cell: Cell, bytes: UnsafeBufferPointer<UInt8>) {
+        let kind: Inferred
+        switch cell.kind {
+        case .absent, .null: return
+        case .integer: kind = .integer
+        case .real: kind = .real
+        case .text, .json, .numberAsText: kind = .text
+        case .untypedText:
+            kind = Self.classify(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[Int(cell.payload) ..< Int(cell.payload) + Int(cell.length)])))
+        }
+        inferred = max(inferred, kind)
+    }
+
+    static func classify(_ text: UnsafeRawBufferPointer) -> Inferred {
+        switch NumberText.parseInteger(text) {
+        case .value: return .integer
+        case .overflow: return .text
+        case .notAnInteger:
+            if NumberText.hasLeadingZero(text) { return .text }
+            if NumberText.isNumberSyntax(text), NumberText.parseDouble(text) != nil { return .real }
+            return .text
+        }
+    }
+
+    var declaredType: String {
+        switch inferred {
+        case .unknown: return "ANY"
+        case .integer: return "INTEGER"
+        case .real: return "REAL"
+        case .text: return "TEXT"
+        }
+    }
+}

@@ -1,0 +1,83 @@
+import GRDBSQLite
+
+/// Tells whether a record falls inside a partial index's predicate. Records outside it
+/// can never conflict on that index: they are plain inserts (or go to the primary-key
+/// clause), and the summary counts them as `outsidePartialIndex`.
+///
+/// The common predicate `col IS NOT NULL` is decided from the cell; any other predicate
+/// is evaluated by SQLite on the record's values:
+/// `SELECT (<predicate>) FROM (SELECT ? AS "a", ? AS "b") AS "items"`.
+final class PartialPredicateFilter {
+    private let predicate: String
+    private let table: String
+    private let notNullColumn: String?
+    private var evaluators: [ObjectIdentifier: OpaquePointer] = [:]
+
+    init(predicate: String, table: String) {
+        self.predicate = predicate
+        self.table = table
+        notNullColumn = Self.notNullColumn(in: predicate)
+    }
+
+    deinit {
+        for statement in evaluators.values { sqlite3_finalize(statement) }
+    }
+
+    /// The column of a predicate of the form `col IS NOT NULL` (bare or quoted).
+    static func notNullColumn(in predicate: String) -> String? {
+        var text = Substring(predicate.trimmingSQLWhitespace())
+        let name: String
+        if text.first == "\"" {
+            var collected = ""
+            var index = text.index(after: text.startIndex)
+            while index < text.endIndex {
+                if text[index] == "\"" {
+                    let next = text.index(after: index)
+                    if next < text.endIndex, text[next] == "\"" {
+                        collected.append("\"")
+                        index = text.index(after: next)
+                        continue
+                    }
+                    break
+                }
+                collected.append(text[index])
+                index = text.index(after: index)
+            }
+            guard index < text.endIndex else { return nil }
+            name = collected
+            text = text[text.index(after: index)...]
+        } else {
+            let word = text.prefix { $0.isLetter || $0.isNumber || $0 == "_" }
+            guard !word.isEmpty else { return nil }
+            name = String(word)
+            text = text.dropFirst(word.count)
+        }
+        let words = text.split(whereSeparator: \.isWhitespace).map { $0.uppercased() }
+        return words == ["IS", "NOT", "NULL"] ? name : nil
+    }
+
+    func isInside(row: Int, of batch: RecordBatch, shape: RowShape, session: WriteSession, bytes: UnsafePointer<UInt8>) throws -> Bool {
+        if let column = notNullColumn {
+            guard let position = shape.statement.columns.firstIndex(where: { $0.lowercased() == column.lowercased() }) else { return false }
+            let kind = batch.cell(row: row, column: shape.inputColumns[position]).kind
+            return kind != .null && kind != .absent
+        }
+        let statement = try evaluator(for: shape, session: session)
+        try session.bindRow(row, of: batch, shape: shape, to: statement, bytes: bytes)
+        defer { sqlite3_reset(statement) }
+        guard sqlite3_step(statement) == SQLITE_ROW else { return false }
+        return sqlite3_column_type(statement, 0) != SQLITE_NULL && sqlite3_column_int64(statement, 0) != 0
+    }
+
+    private func evaluator(for shape: RowShape, session: WriteSession) throws -> OpaquePointer {
+        if let statement = evaluators[ObjectIdentifier(shape)] { return statement }
+        let columns = shape.statement.columns.map { "? AS \(SQLIdentifier.quote($0))" }.joined(separator: ", ")
+        let sql = "SELECT (\(predicate)) FROM (SELECT \(columns.isEmpty ? "NULL" : columns)) AS \(SQLIdentifier.quote(table))"
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v3(session.connection, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil) == SQLITE_OK, let statement else {
+            throw UpsertError.conflictClauseRejected(sql: sql, message: String(cString: sqlite3_errmsg(session.connection)))
+        }
+        evaluators[ObjectIdentifier(shape)] = statement
+        return statement
+    }
+}

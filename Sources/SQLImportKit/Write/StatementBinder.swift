@@ -1,0 +1,62 @@
+import GRDBSQLite
+
+/// Binds cells straight to a prepared statement with `sqlite3_bind_*`: no `DatabaseValue`,
+/// no String, no allocation per value. Text is bound in place (`SQLITE_STATIC`) from the
+/// batch's byte store, which outlives the step.
+enum StatementBinder {
+    /// Why a value was not bound.
+    enum Refusal: Error {
+        case bigIntegerInNumericColumn
+    }
+
+    /// SQLite's `SQLITE_TRANSIENT`: copy the bytes.
+    static var transient: sqlite3_destructor_type { unsafeBitCast(-1, to: sqlite3_destructor_type.self) }
+
+    @inline(__always)
+    static func bind(
+        _ cell: Cell, affinity: ColumnAffinity, to statement: OpaquePointer, at index: Int32, bytes: UnsafePointer<UInt8>
+    ) throws(Refusal) {
+        switch cell.kind {
+        case .absent, .null:
+            sqlite3_bind_null(statement, index)
+        case .integer:
+            sqlite3_bind_int64(statement, index, cell.payload)
+        case .real:
+            sqlite3_bind_double(statement, index, cell.doubleValue)
+        case .text, .json:
+            if affinity.roundsBigIntegers, cell.kind == .text, isBigInteger(cell, bytes) { throw .bigIntegerInNumericColumn }
+            bindText(cell, to: statement, at: index, bytes: bytes)
+        case .numberAsText:
+            if affinity != .text && affinity != .blob { throw .bigIntegerInNumericColumn }
+            bindText(cell, to: statement, at: index, bytes: bytes)
+        case .untypedText:
+            if affinity.roundsBigIntegers {
+                switch NumberText.parseInteger(UnsafeRawBufferPointer(start: bytes + Int(cell.payload), count: Int(cell.length))) {
+                case .value(let value):
+                    sqlite3_bind_int64(statement, index, value)
+                    return
+                case .overflow:
+                    throw .bigIntegerInNumericColumn
+                case .notAnInteger:
+                    break
+                }
+            }
+            // Other text is bound as text; the column's affinity (or STRICT type) applies.
+            bindText(cell, to: statement, at: index, bytes: bytes)
+        }
+    }
+
+    @inline(__always)
+    private static func bindText(_ cell: Cell, to statement: OpaquePointer, at index: Int32, bytes: UnsafePointer<UInt8>) {
+        if cell.length == 0 {
+            sqlite3_bind_text(statement, index, "", 0, transient)
+        } else {
+            let start = UnsafeRawPointer(bytes + Int(cell.payload)).assumingMemoryBound(to: CChar.self)
+            sqlite3_bind_text(statement, index, start, Int32(cell.length), nil)
+        }
+    }
+
+    private static func isBigInteger(_ cell: Cell, _ bytes: UnsafePointer<UInt8>) -> Bool {
+        NumberText.parseInteger(UnsafeRawBufferPointer(start: bytes + Int(cell.payload), count: Int(cell.length))) == .overflow
+    }
+}

@@ -1,0 +1,42 @@
+/// A record that SQLite, or sqlimport's own checks, refused. Always names the record.
+public struct WriteError: Error, Sendable, CustomStringConvertible {
+    public enum Reason: Sendable, Equatable {
+        /// SQLite refused the row: a constraint, a STRICT type, a foreign key.
+        case sqlite(code: Int32, message: String)
+        /// The value cannot be stored exactly in the column.
+        case notRepresentable(column: String, value: String, why: String)
+        /// The typed strategy's check: the value does not fit the column's declared type.
+        case typeMismatch(column: String, expected: String, value: String)
+        case nullInNotNullColumn(column: String)
+    }
+
+    public var position: SourcePosition
+    public var reason: Reason
+    /// `column = value` pairs of the record that the message refers to.
+    public var values: [(String, String)]
+
+    public init(position: SourcePosition, reason: Reason, values: [(String, String)] = []) {
+        self.position = position
+        self.reason = reason
+        self.values = values
+    }
+
+    public var isBusy: Bool {
+        if case .sqlite(let code, _) = reason { return code & 0xFF == 5 || code & 0xFF == 6 }
+        return false
+    }
+
+    public var description: String {
+        let valuesText = values.isEmpty ? "" : " (" + values.map { "\(SQLIdentifier.quote($0)) = \($1)" }.joined(separator: ", ") + ")"
+        switch reason {
+        case .sqlite(_, let message):
+            return "\(position): SQLite refused the record: \(message)\(valuesText)"
+        case .notRepresentable(let column, let value, let why):
+            return "\(position): field \(SQLIdentifier.quote(column)) = \(value) \(why)"
+        case .typeMismatch(let column, let expected, let value):
+            return "\(position): field \(SQLIdentifier.quote(column)) = \(value) is not a valid \(expected) for that column; fix the input or change the column's type"
+        case .nullInNotNullColumn(let column):
+            return "\(position): field \(SQLIdentifier.quote(column)) is null but the column is NOT NULL; supply a value"
+        }
+    }
+}

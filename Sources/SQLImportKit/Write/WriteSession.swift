@@ -1,0 +1,209 @@
+import GRDB
+import GRDBSQLite
+
+/// The writing side of one run, on one connection inside one transaction: the row
+/// shapes and their prepared statements, and the exact outcome counts.
+final class WriteSession {
+    let connection: OpaquePointer
+    private(set) var schema: TableSchema
+    let target: ConflictTarget?
+    let policy: MergePolicy
+    let counters = OutcomeCounters()
+    /// Inserted rows, and conflicts resolved by `DO NOTHING` (counted here because no
+    /// SQL function runs for them).
+    private(set) var inserted = 0
+    /// `(input column, table column)` for every mapped input column, by table column.
+    private(set) var mapping: [(input: Int, table: Int)] = []
+    private var shapes: [[Int]: RowShape] = [:]
+    private var lastShape: RowShape?
+    private var shapeKey: [Int] = []
+    /// Decides which rows fall outside a partial conflict index.
+    private(set) var partialFilter: PartialPredicateFilter?
+    /// `sqlite3_limit(SQLITE_LIMIT_VARIABLE_NUMBER)`, read at run time.
+    let variableLimit: Int
+
+    init(db: Database, schema: TableSchema, target: ConflictTarget?, policy: MergePolicy) {
+        connection = db.sqliteConnection!
+        self.schema = schema
+        self.target = target
+        self.policy = policy
+        variableLimit = Int(sqlite3_limit(connection, SQLITE_LIMIT_VARIABLE_NUMBER, -1))
+        if let predicate = target?.predicate {
+            partialFilter = PartialPredicateFilter(predicate: predicate, table: schema.name)
+        }
+        counters.register(on: connection)
+    }
+
+    func close() {
+        for shape in shapes.values { shape.finalize() }
+        shapes.removeAll()
+        lastShape = nil
+        partialFilter = nil
+        counters.unregister(on: connection)
+    }
+
+    func updateSchema(_ schema: TableSchema) {
+        for shape in shapes.values { shape.finalize() }
+        shapes.removeAll()
+        lastShape = nil
+        self.schema = schema
+        if let predicate = target?.predicate {
+            partialFilter = PartialPredicateFilter(predicate: predicate, table: schema.name)
+        }
+    }
+
+    func map(input: Int, toTableColumn table: Int) {
+        mapping.append((input, table))
+        mapping.sort { $0.table < $1.table }
+        lastShape = nil
+    }
+
+    // MARK: - Shapes
+
+    /// The shape of `row`: which mapped columns it supplies.
+    @inline(__always)
+    func shape(of row: Int, in batch: RecordBatch) -> RowShape {
+        if let last = lastShape, matches(last, row: row, batch: batch) { return last }
+        shapeKey.removeAll(keepingCapacity: true)
+        for pair in mapping where batch.cell(row: row, column: pair.input).kind != .absent {
+            shapeKey.append(pair.input)
+        }
+        if let known = shapes[shapeKey] {
+            lastShape = known
+            return known
+        }
+        let tableColumns = shapeKey.map { input in mapping.first { $0.input == input }!.table }
+        let shape = RowShape(inputColumns: shapeKey, tableColumns: tableColumns, schema: schema, target: target, policy: policy)
+        shapes[shapeKey] = shape
+        lastShape = shape
+        return shape
+    }
+
+    @inline(__always)
+    private func matches(_ shape: RowShape, row: Int, batch: RecordBatch) -> Bool {
+        var next = 0
+        let inputs = shape.inputColumns
+        for pair in mapping {
+            let present = batch.cell(row: row, column: pair.input).kind != .absent
+            let expected = next < inputs.count && inputs[next] == pair.input
+            if present != expected { return false }
+            if expected { next += 1 }
+        }
+        return next == inputs.count
+    }
+
+    // MARK: - Statements
+
+    func statement(for shape: RowShape, rows: Int) throws -> OpaquePointer {
+        if let prepared = shape.prepared[rows] { return prepared }
+        let sql = shape.statement.sql(rowCount: rows)
+        var statement: OpaquePointer?
+        let code = sqlite3_prepare_v3(connection, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        guard code == SQLITE_OK, let statement else {
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(connection)), sql: sql)
+        }
+        shape.prepared[rows] = statement
+        return statement
+    }
+
+    /// A statement failure, before it is tied to a record.
+    struct StepFailure: Error {
+        var code: Int32
+        var message: String
+        var refusedColumn: Int?
+    }
+
+    /// Binds `rows` (consecutive rows of one shape) into `statement` and steps it once.
+    /// On failure SQLite has already undone the statement's changes, and the counters
+    /// are restored, so the rows can be retried one by one.
+    func execute(
+        _ statement: OpaquePointer, shape: RowShape, rows: Range<Int>, batch: RecordBatch, bytes: UnsafePointer<UInt8>
+    ) throws(StepFailure) {
+        var parameter: Int32 = 1
+        for row in rows {
+            try bind(row, of: batch, shape: shape, to: statement, startingAt: &parameter, bytes: bytes)
+        }
+        let before = counters.snapshot
+        let code = sqlite3_step(statement)
+        guard code == SQLITE_DONE else {
+            let message = String(cString: sqlite3_errmsg(connection))
+            let extended = sqlite3_extended_errcode(connection)
+            sqlite3_reset(statement)
+            counters.restore(before)
+            throw StepFailure(code: extended, message: message)
+        }
+        let changes = Int(sqlite3_changes(connection))
+        sqlite3_reset(statement)
+        if shape.statement.doesNothingOnConflict {
+            inserted += changes
+            let kept = rows.count - changes
+            if policy == .ignore { counters.skipped += kept } else { counters.unchanged += kept }
+        } else {
+            inserted += changes - (counters.updated - before.updated)
+        }
+    }
+
+    /// Binds the values of `row` to parameters `parameter`, `parameter + 1`, ...
+    @inline(__always)
+    func bind(
+        _ row: Int, of batch: RecordBatch, shape: RowShape, to statement: OpaquePointer, startingAt parameter: inout Int32,
+        bytes: UnsafePointer<UInt8>
+    ) throws(StepFailure) {
+        let start = batch.rowStarts[row]
+        let end = batch.rowEnd(row)
+        for position in 0 ..< shape.inputColumns.count {
+            let index = start + shape.inputColumns[position]
+            let cell = index < end ? batch.cells[index] : .absent
+            do {
+                try StatementBinder.bind(cell, affinity: shape.affinities[position], to: statement, at: parameter, bytes: bytes)
+            } catch {
+                sqlite3_clear_bindings(statement)
+                throw StepFailure(code: 0, message: "", refusedColumn: position)
+            }
+            parameter += 1
+        }
+    }
+
+    /// Binds one row from parameter 1.
+    func bindRow(_ row: Int, of batch: RecordBatch, shape: RowShape, to statement: OpaquePointer, bytes: UnsafePointer<UInt8>) throws(StepFailure) {
+        var parameter: Int32 = 1
+        try bind(row, of: batch, shape: shape, to: statement, startingAt: &parameter, bytes: bytes)
+    }
+
+    /// Turns a failure of `row` into an error that names the record.
+    func recordError(_ failure: StepFailure, row: Int, shape: RowShape, batch: RecordBatch, inputName: String) -> WriteError {
+        let position = batch.position(row: row, inputName: inputName)
+        if let refused = failure.refusedColumn {
+            let column = shape.statement.columns[refused]
+            let cell = batch.cell(row: row, column: shape.inputColumns[refused])
+            return WriteError(
+                position: position,
+                reason: .notRepresentable(
+                    column: column, value: batch.text(cell),
+                    why: "does not fit a 64-bit integer, and SQLite would store it as an inexact REAL in this \(shape.affinities[refused].rawValue) column; declare the column TEXT to keep it exactly"))
+        }
+        // Name the values of the columns SQLite's message mentions.
+        var values: [(String, String)] = []
+        for (position, column) in shape.statement.columns.enumerated()
+        where failure.message.contains("\(schema.name).\(column)") {
+            values.append((column, describe(batch.cell(row: row, column: shape.inputColumns[position]), batch)))
+        }
+        return WriteError(position: position, reason: .sqlite(code: failure.code, message: failure.message), values: values)
+    }
+
+    func describe(_ cell: Cell, _ batch: RecordBatch) -> String {
+        switch cell.kind {
+        case .absent, .null: return "null"
+        case .integer: return String(cell.payload)
+        case .real: return NumberText.shortest(cell.doubleValue)
+        case .text, .untypedText, .json, .numberAsText:
+            var text = batch.text(cell)
+            if text.count > 80 { text = String(text.prefix(77)) + "..." }
+            return cell.kind == .numberAsText ? text : "\"\(text)\""
+        }
+    }
+
+    var counts: (inserted: Int, updated: Int, unchanged: Int, skipped: Int) {
+        (inserted, counters.updated, counters.unchanged, counters.skipped)
+    }
+}

@@ -1,0 +1,86 @@
+import ArgumentParser
+import Foundation
+import GRDB
+import SQLImportKit
+
+/// The exit codes of README.md's table, in one place.
+enum ExitStatus {
+    static let success: Int32 = 0
+    static let usage: Int32 = 64
+    static let badData: Int32 = 65
+    static let noInput: Int32 = 66
+    static let software: Int32 = 70
+    static let cannotCreate: Int32 = 73
+    static let ioError: Int32 = 74
+    static let temporary: Int32 = 75
+
+    /// Argument-parsing errors: usage, except help and version requests.
+    static func forParsing(_ error: Error) -> Int32? {
+        let code = SQLImportCommand.exitCode(for: error)
+        return code == .validationFailure ? usage : nil
+    }
+
+    /// The exit code for an error of a run.
+    static func code(for error: Error) -> Int32 {
+        switch error {
+        case let error as InputError:
+            switch error {
+            case .notFound, .unreadable: return noInput
+            default: return badData
+            }
+        case let error as ReaderError:
+            if case .input(let inner) = error { return code(for: inner) }
+            return badData
+        case is WriteError:
+            if let error = error as? WriteError, error.isBusy { return temporary }
+            return badData
+        case let error as SchemaError:
+            switch error {
+            case .invalidTypeOverride, .unknownColumnInOption, .notATable: return usage
+            default: return badData
+            }
+        case let error as UpsertError:
+            switch error {
+            case .keyNotInInput, .duplicateKeysBlockIndex: return badData
+            default: return usage
+            }
+        case let error as ImportError:
+            switch error {
+            case .emptyRecord, .invalidFieldName: return badData
+            default: return usage
+            }
+        case let error as DatabaseError:
+            switch error.resultCode {
+            case .SQLITE_BUSY, .SQLITE_LOCKED: return temporary
+            case .SQLITE_CANTOPEN, .SQLITE_NOTADB, .SQLITE_CORRUPT: return cannotCreate
+            case .SQLITE_FULL, .SQLITE_IOERR, .SQLITE_READONLY: return ioError
+            case .SQLITE_CONSTRAINT, .SQLITE_MISMATCH, .SQLITE_TOOBIG, .SQLITE_RANGE: return badData
+            default: return software
+            }
+        default:
+            return software
+        }
+    }
+
+    /// A one-paragraph message for an error, without Swift's type decoration.
+    static func message(for error: Error) -> String {
+        switch error {
+        case let error as DatabaseError:
+            var text = error.message ?? "\(error)"
+            switch error.resultCode {
+            case .SQLITE_BUSY, .SQLITE_LOCKED:
+                text += "; another connection holds the database's write lock. Retry later, or raise --busy-timeout"
+            case .SQLITE_NOTADB, .SQLITE_CORRUPT:
+                text += "; sqlimport will not write to it. Check the --db path, or restore the database from a snapshot"
+            case .SQLITE_READONLY:
+                text += "; check the permissions of the database file and its folder"
+            default: break
+            }
+            return text
+        case let error as CustomStringConvertible:
+            return error.description
+        default:
+            return "\(error)"
+        }
+    }
+}

@@ -1,0 +1,142 @@
+import ArgumentParser
+import Foundation
+import SQLImportKit
+
+/// `sqlimport import`: stream files into a table. Only adapts flags to `ImportOptions`.
+struct Import: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Stream files into a SQLite table, inserting or upserting each record.",
+        discussion: """
+            Inputs are JSON Lines, JSON arrays, CSV or TSV, plain or zstd/gzip-compressed; - reads standard input. \
+            All inputs of a run go into one table, in one transaction: a failure leaves the database as it was.
+            """)
+
+    @OptionGroup var database: DatabaseOption
+
+    @Argument(help: ArgumentHelp("Input files; - for standard input.", valueName: "file"))
+    var inputs: [String] = []
+
+    @Option(help: "The table to write. Default: the first input's name without extensions.")
+    var table: String?
+
+    @Option(help: "Input format: jsonl, json, csv or tsv. Default: from the extension, else the first byte.")
+    var format: String?
+
+    @Option(help: "CSV/TSV field delimiter (one character).")
+    var delimiter: String?
+
+    @Flag(help: "The CSV/TSV input has no header row; columns are named c1, c2, ...")
+    var noHeader = false
+
+    @Option(name: .customLong("null"), help: "An unquoted CSV/TSV field equal to this text is NULL (e.g. NA).")
+    var nullText: String?
+
+    @Flag(help: "Nested JSON objects become columns (meta.color → meta_color) instead of JSON text.")
+    var flatten = false
+
+    @Option(help: ArgumentHelp("Upsert on these columns (a primary key or unique index), comma-separated.", valueName: "columns"))
+    var upsert: String?
+
+    @Option(help: ArgumentHelp("On conflict: replace, coalesce, newer:COLUMN or ignore.", valueName: "policy"))
+    var merge = "replace"
+
+    @Option(help: ArgumentHelp("Write strategy: auto, typed, cached or multirow.", valueName: "strategy"))
+    var strategy = "auto"
+
+    @Flag(help: "Create a unique index on the --upsert columns when the table has none.")
+    var createIndex = false
+
+    @Flag(help: "Add columns for fields the table lacks.")
+    var alter = false
+
+    @Flag(help: "Drop fields the table has no column for.")
+    var ignoreUnknown = false
+
+    @Option(help: "Records sampled to infer the types of a new table.")
+    var inferRows = 1000
+
+    @Option(help: ArgumentHelp("Primary key of a table created by this run, comma-separated.", valueName: "columns"))
+    var pk: String?
+
+    @Option(name: .customLong("type"), help: ArgumentHelp("Declared type of a new table's column (repeatable).", valueName: "column=TYPE"))
+    var types: [String] = []
+
+    @Flag(help: "Read and check all input, print the plan, and write nothing.")
+    var dryRun = false
+
+    @Option(help: "Page cache for the run, in MiB.")
+    var cacheMib = 256
+
+    @Option(help: ArgumentHelp("Wait this long for another writer's lock.", valueName: "ms"))
+    var busyTimeout = 5000
+
+    @Option(help: "Refuse any single record larger than this many bytes.")
+    var maxRecordBytes = 256 << 20
+
+    @Option(help: ArgumentHelp("Write a JSON report to this file (- for standard output).", valueName: "file"))
+    var report: String?
+
+    @Flag(name: .shortAndLong, help: "Print nothing but errors.")
+    var quiet = false
+
+    func validate() throws {
+        if inputs.isEmpty { throw ValidationError("no input given; pass a file, or - for standard input") }
+        if let format, InputFormat(rawValue: format) == nil { throw ValidationError("--format \(format): expected jsonl, json, csv or tsv") }
+        if let delimiter, delimiter.utf8.count != 1 { throw ValidationError("--delimiter takes one single-byte character, e.g. ';' or '|'") }
+        if MergePolicy(argument: merge) == nil { throw ValidationError("--merge \(merge): expected replace, coalesce, newer:COLUMN or ignore") }
+        if WriteStrategyKind(rawValue: strategy) == nil { throw ValidationError("--strategy \(strategy): expected auto, typed, cached or multirow") }
+        if inferRows < 1 { throw ValidationError("--infer-rows must be at least 1") }
+        for type in types where !type.contains("=") { throw ValidationError("--type \(type): expected COLUMN=TYPE, e.g. --type zip=TEXT") }
+    }
+
+    var options: ImportOptions {
+        var options = ImportOptions(inputs: inputs, databasePath: database.resolved)
+        options.table = table
+        options.reader.format = format.flatMap(InputFormat.init(rawValue:))
+        options.reader.delimiter = delimiter?.utf8.first
+        options.reader.hasHeader = !noHeader
+        options.reader.nullText = nullText
+        options.reader.flatten = flatten
+        options.reader.maxRecordBytes = maxRecordBytes
+        options.upsert = upsert.map(Self.columnList)
+        options.merge = MergePolicy(argument: merge)!
+        options.strategy = WriteStrategyKind(rawValue: strategy)!
+        options.createIndex = createIndex
+        options.alter = alter
+        options.ignoreUnknown = ignoreUnknown
+        options.inferRows = inferRows
+        options.primaryKey = pk.map(Self.columnList) ?? []
+        for type in types {
+            let parts = type.split(separator: "=", maxSplits: 1)
+            options.typeOverrides[String(parts[0])] = parts.count > 1 ? String(parts[1]) : ""
+        }
+        options.dryRun = dryRun
+        options.cacheSizeMiB = cacheMib
+        options.busyTimeoutMilliseconds = busyTimeout
+        return options
+    }
+
+    static func columnList(_ text: String) -> [String] {
+        text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+    }
+
+    func run() throws {
+        let importer = Importer(options: options)
+        let started = Date()
+        let summary: ImportSummary
+        do {
+            summary = try importer.run()
+        } catch {
+            let code = ExitStatus.code(for: error)
+            FileHandle.standardError.writeLine("sqlimport: error: \(ExitStatus.message(for: error))")
+            if let report { try? ReportWriter.write(error: error, exitCode: code, startedAt: started, to: report) }
+            throw ExitCode(code)
+        }
+        if dryRun { print(PlanFormatter.plan(summary)) }
+        if let report { try ReportWriter.write(summary, exitCode: 0, to: report) }
+        if !quiet {
+            for warning in summary.warnings { FileHandle.standardError.writeLine("sqlimport: warning: \(warning)") }
+            FileHandle.standardError.writeLine(SummaryFormatter.line(summary))
+        }
+    }
+}

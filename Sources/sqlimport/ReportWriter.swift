@@ -1,0 +1,65 @@
+import Foundation
+import SQLImportKit
+
+/// Writes the machine-readable JSON report of `--report`.
+enum ReportWriter {
+    /// The report's layout; `version` changes when a field changes meaning.
+    struct Report: Encodable {
+        var version = 1
+        var exitCode: Int32
+        var error: String?
+        var database: String?
+        var table: String?
+        var inputs: [InputDescription]
+        var conflictTarget: [String]?
+        var conflictPredicate: String?
+        var fallbackKey: [String]?
+        var merge: String?
+        var strategy: String?
+        var rowsPerStatement: Int?
+        var counts: OutcomeCounts?
+        var warnings: [String]
+        var startedAt: Date
+        var finishedAt: Date
+        var durationSeconds: Double
+        var rowsPerSecond: Double
+        var megabytesPerSecond: Double
+        var dryRun: Bool
+    }
+
+    static func write(_ summary: ImportSummary, exitCode: Int32, to destination: String) throws {
+        let seconds = max(summary.durationSeconds, 0.000_001)
+        let report = Report(
+            exitCode: exitCode, error: nil, database: summary.database, table: summary.table, inputs: summary.inputs,
+            conflictTarget: summary.conflictTarget, conflictPredicate: summary.conflictPredicate, fallbackKey: summary.fallbackKey,
+            merge: summary.merge, strategy: summary.strategy, rowsPerStatement: summary.rowsPerStatement, counts: summary.counts,
+            warnings: summary.warnings, startedAt: summary.startedAt, finishedAt: summary.finishedAt, durationSeconds: seconds,
+            rowsPerSecond: Double(summary.counts.read) / seconds,
+            megabytesPerSecond: Double(summary.bytesRead) / 1_000_000 / seconds, dryRun: summary.dryRun)
+        try emit(report, to: destination)
+    }
+
+    static func write(error: Error, exitCode: Int32, startedAt: Date, to destination: String) throws {
+        let now = Date()
+        let report = Report(
+            exitCode: exitCode, error: ExitStatus.message(for: error), inputs: [], warnings: [], startedAt: startedAt,
+            finishedAt: now, durationSeconds: now.timeIntervalSince(startedAt), rowsPerSecond: 0, megabytesPerSecond: 0, dryRun: false)
+        try emit(report, to: destination)
+    }
+
+    private static func emit(_ report: Report, to destination: String) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        var data = try encoder.encode(report)
+        data.append(0x0A)
+        if destination == "-" {
+            FileHandle.standardOutput.write(data)
+        } else {
+            // Write then rename, so that a reader never sees half a report.
+            let temporary = destination + ".tmp"
+            try data.write(to: URL(fileURLWithPath: temporary))
+            _ = try FileManager.default.replaceItemAt(URL(fileURLWithPath: destination), withItemAt: URL(fileURLWithPath: temporary))
+        }
+    }
+}

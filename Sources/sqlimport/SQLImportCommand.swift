@@ -1,0 +1,47 @@
+import ArgumentParser
+import Foundation
+import SQLImportKit
+
+/// `sqlimport`: bulk data into and out of SQLite. `sqlimport FILE` runs `import`.
+@main
+struct SQLImportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sqlimport",
+        abstract: "Stream JSON Lines, JSON, CSV and TSV into SQLite, and upsert them safely.",
+        discussion: "Exit codes are listed in README.md.",
+        version: "0.1.0",
+        subcommands: [Import.self, Inspect.self],
+        defaultSubcommand: Import.self)
+
+    static func main() {
+        signal(SIGPIPE, SIG_IGN)
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch let exit as ExitCode {
+            Foundation.exit(exit.rawValue)
+        } catch {
+            if let code = ExitStatus.forParsing(error) {
+                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                Foundation.exit(code)
+            }
+            exit(withError: error)
+        }
+    }
+}
+
+/// The database option shared by every subcommand.
+struct DatabaseOption: ParsableArguments {
+    @Option(name: .customLong("db"), help: ArgumentHelp("The SQLite database file.", discussion: "Default: $SQLIMPORT_DB, else ./sqlimport.db.", valueName: "path"))
+    var path: String?
+
+    var resolved: String {
+        path ?? ProcessInfo.processInfo.environment["SQLIMPORT_DB"] ?? "sqlimport.db"
+    }
+}
+
+extension FileHandle {
+    func writeLine(_ text: String) {
+        write(Data((text + "\n").utf8))
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import SQLImportKit
+
+/// The human line printed to stderr at the end of a run:
+/// `items: 1,000 read · 900 inserted · 100 updated · 0 unchanged · 0 rejected · 0.4 s (2.5K rows/s)`.
+enum SummaryFormatter {
+    static func line(_ summary: ImportSummary) -> String {
+        let counts = summary.counts
+        var parts = ["\(grouped(counts.read)) read"]
+        if summary.dryRun {
+            parts.append("dry run, nothing written")
+        } else {
+            parts.append("\(grouped(counts.inserted)) inserted")
+            parts.append("\(grouped(counts.updated)) updated")
+            parts.append("\(grouped(counts.unchanged)) unchanged")
+            if counts.skipped > 0 { parts.append("\(grouped(counts.skipped)) skipped") }
+            if counts.outsidePartialIndex > 0 { parts.append("\(grouped(counts.outsidePartialIndex)) outside partial index") }
+            parts.append("\(grouped(counts.rejected)) rejected")
+        }
+        let seconds = max(summary.durationSeconds, 0.000_001)
+        parts.append(String(format: "%.1f s (%@ rows/s)", seconds, abbreviated(Double(counts.read) / seconds)))
+        return "\(summary.table): " + parts.joined(separator: " · ")
+    }
+
+    static func grouped(_ value: Int) -> String {
+        let digits = String(value)
+        var result = ""
+        for (index, digit) in digits.enumerated() {
+            if index > 0, (digits.count - index) % 3 == 0 { result.append(",") }
+            result.append(digit)
+        }
+        return result
+    }
+
+    static func abbreviated(_ value: Double) -> String {
+        if value >= 1_000_000 { return String(format: "%.1fM", value / 1_000_000) }
+        if value >= 1_000 { return String(format: "%.0fK", value / 1_000) }
+        return String(format: "%.0f", value)
+    }
+}
+
+/// What `--dry-run` prints on stdout.
+enum PlanFormatter {
+    static func plan(_ summary: ImportSummary) -> String {
+        var lines: [String] = []
+        lines.append("table: \(summary.table)")
+        if let created = summary.createdTable { lines.append("create: \(created)") }
+        if let index = summary.createdIndex { lines.append("create index: \(index)") }
+        for column in summary.addedColumns { lines.append("add column: \(column)") }
+        if let target = summary.conflictTarget {
+            lines.append("conflict target: (\(target.joined(separator: ", ")))")
+            lines.append("predicate: \(summary.conflictPredicate ?? "none (not a partial index)")")
+            if let fallback = summary.fallbackKey {
+                lines.append("rows outside the predicate: upserted on the primary key (\(fallback.joined(separator: ", ")))")
+            }
+        } else {
+            lines.append("conflict target: none (plain INSERT; pass --upsert to update existing rows)")
+        }
+        lines.append("merge: \(summary.merge)")
+        lines.append("strategy: \(summary.strategy), \(summary.rowsPerStatement) row(s) per statement (\(summary.strategyReason))")
+        lines.append("records read: \(summary.counts.read)")
+        if summary.counts.outsidePartialIndex > 0 { lines.append("outside the partial index: \(summary.counts.outsidePartialIndex)") }
+        if let sql = summary.statementSQL { lines.append("statement:\n\(sql)") }
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import GRDB
+import Testing
+@testable import SQLImportKit
+
+/// zstd and gzip inputs, detected by their magic bytes and read as streams.
+@Suite struct CompressedInputTests {
+    static func compress(_ tool: String, _ arguments: [String], _ path: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [tool] + arguments + [path]
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+    }
+
+    static let lines = (1 ... 5000).map { #"{"id":\#($0),"name":"row \#($0) ✓","price":\#(Double($0) / 8)}"# }.joined(separator: "\n") + "\n"
+
+    func roundTrip(tool: String, arguments: [String], suffix: String) throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let plain = TestSupport.write(Self.lines, to: directory.appendingPathComponent("plain.jsonl"))
+        try Self.compress(tool, arguments, plain)
+        // A misleading name: detection is by magic bytes, not by extension.
+        let compressed = directory.appendingPathComponent("items.jsonl")
+        try FileManager.default.moveItem(atPath: plain + suffix, toPath: compressed.path)
+        let database = directory.appendingPathComponent("db").path
+        let summary = try TestSupport.runImport([compressed.path], database: database)
+        #expect(summary.counts.inserted == 5000)
+        #expect(summary.inputs[0].compression == (tool == "zstd" ? .zstd : .gzip))
+        #expect(summary.inputs[0].bytesRead == Int64(Self.lines.utf8.count))
+        let sum = try DatabaseQueue(path: database).read { try Double.fetchOne($0, sql: "SELECT sum(price) FROM items") }
+        #expect(sum == (1 ... 5000).reduce(0.0) { $0 + Double($1) / 8 })
+    }
+
+    @Test func zstdIsDetectedByMagicAndStreamed() throws {
+        try roundTrip(tool: "zstd", arguments: ["-q", "-3"], suffix: ".zst")
+    }
+
+    @Test func gzipIsDetectedByMagicAndStreamed() throws {
+        try roundTrip(tool: "gzip", arguments: ["-q"], suffix: ".gz")
+    }
+
+    @Test func concatenatedGzipMembersAreReadInOrder() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let first = TestSupport.write("{\"id\":1}\n", to: directory.appendingPathComponent("a.jsonl"))
+        let second = TestSupport.write("{\"id\":2}\n", to: directory.appendingPathComponent("b.jsonl"))
+        try Self.compress("gzip", ["-q"], first)
+        try Self.compress("gzip", ["-q"], second)
+        let joined = try Data(contentsOf: URL(fileURLWithPath: first + ".gz")) + Data(contentsOf: URL(fileURLWithPath: second + ".gz"))
+        let path = directory.appendingPathComponent("t.jsonl.gz")
+        try joined.write(to: path)
+        let summary = try TestSupport.runImport([path.path], database: directory.appendingPathComponent("db").path)
+        #expect(summary.counts.inserted == 2)
+    }
+
+    @Test(arguments: ["zstd", "gzip"])
+    func truncatedStreamIsAnErrorWithNameAndOffsetAndCommitsNothing(_ tool: String) throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let database = directory.appendingPathComponent("db").path
+        let good = TestSupport.write("{\"id\":0}\n", to: directory.appendingPathComponent("good.jsonl"))
+        let plain = TestSupport.write(Self.lines, to: directory.appendingPathComponent("t.jsonl"))
+        try Self.compress(tool, ["-q"], plain)
+        let compressed = URL(fileURLWithPath: plain + (tool == "zstd" ? ".zst" : ".gz"))
+        let data = try Data(contentsOf: compressed)
+        try data.prefix(data.count / 2).write(to: compressed)
+        #expect {
+            try TestSupport.runImport([good, compressed.path], database: database) { $0.table = "t" }
+        } throws: { error in
+            let text = "\(error)"
+            return text.contains(compressed.lastPathComponent) && text.contains("ends early at compressed byte")
+        }
+        // All or nothing: not even the good input's row is there.
+        let count = try DatabaseQueue(path: database).read { db in
+            try db.tableExists("t") ? try Int.fetchOne(db, sql: "SELECT count(*) FROM t") : 0
+        }
+        #expect(count == 0)
+    }
+
+    @Test func corruptZstdIsAnError() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let plain = TestSupport.write(Self.lines, to: directory.appendingPathComponent("t.jsonl"))
+        try Self.compress("zstd", ["-q"], plain)
+        var data = try Data(contentsOf: URL(fileURLWithPath: plain + ".zst"))
+        for index in stride(from: 20, to: min(data.count, 400), by: 7) { data[index] ^= 0x5A }
+        try data.write(to: URL(fileURLWithPath: plain + ".zst"))
+        #expect {
+            try TestSupport.runImport([plain + ".zst"], database: directory.appendingPathComponent("db").path)
+        } throws: { error in
+            "\(error)".contains("t.jsonl.zst") && ("\(error)".contains("corrupt zstd") || "\(error)".contains("malformed") || "\(error)".contains("ends early"))
+        }
+    }
+}

@@ -1,0 +1,173 @@
+import Foundation
+import GRDB
+import Testing
+@testable import SQLImportKit
+
+/// A value read is the value stored.
+@Suite struct ValueExactnessTests {
+    /// Imports `jsonl` into a new table `t` and returns the database.
+    func importJSONL(_ jsonl: String, _ configure: (inout ImportOptions) -> Void = { _ in }) throws -> (DatabaseQueue, ImportSummary, URL) {
+        let directory = TestSupport.temporaryDirectory()
+        let input = TestSupport.write(jsonl, to: directory.appendingPathComponent("t.jsonl"))
+        let database = directory.appendingPathComponent("db.sqlite").path
+        let summary = try TestSupport.runImport([input], database: database, configure)
+        return (try DatabaseQueue(path: database), summary, directory)
+    }
+
+    @Test func int64ExtremesStayIntegers() throws {
+        let (db, summary, directory) = try importJSONL(#"{"v":-9223372036854775808}\#n{"v":9223372036854775807}\#n{"v":0}"#)
+        defer { TestSupport.remove(directory) }
+        let values = try db.read { try Row.fetchAll($0, sql: "SELECT v, typeof(v) AS type FROM t ORDER BY rowid") }
+        #expect(values.map { $0["v"] as Int64 } == [Int64.min, Int64.max, 0])
+        #expect(values.allSatisfy { ($0["type"] as String) == "integer" })
+        #expect(summary.counts.numbersKeptAsText == 0)
+    }
+
+    @Test func integersBeyondInt64AreKeptAsExactTextAndCounted() throws {
+        let (db, summary, directory) = try importJSONL(#"{"v":9223372036854775808}\#n{"v":18446744073709551615}\#n{"v":-9223372036854775809}"#)
+        defer { TestSupport.remove(directory) }
+        let values = try db.read { try Row.fetchAll($0, sql: "SELECT v, typeof(v) AS type FROM t ORDER BY rowid") }
+        #expect(values.map { $0["v"] as String } == ["9223372036854775808", "18446744073709551615", "-9223372036854775809"])
+        #expect(values.allSatisfy { ($0["type"] as String) == "text" })
+        #expect(summary.counts.numbersKeptAsText == 3)
+        #expect(try db.read { try String.fetchOne($0, sql: "SELECT type FROM pragma_table_info('t') WHERE name = 'v'") } == "TEXT")
+    }
+
+    @Test func bigIntegerIntoAnIntegerColumnIsRefusedNotRounded() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let database = directory.appendingPathComponent("db.sqlite").path
+        try TestSupport.createDatabase(database, schema: "CREATE TABLE t (v INTEGER)")
+        let input = TestSupport.write("{\"v\":1}\n{\"v\":18446744073709551615}\n", to: directory.appendingPathComponent("t.jsonl"))
+        #expect {
+            try TestSupport.runImport([input], database: database)
+        } throws: { error in
+            "\(error)".contains("t.jsonl:2") && "\(error)".contains("18446744073709551615") && "\(error)".contains("inexact REAL")
+        }
+        #expect(try DatabaseQueue(path: database).read { try Int.fetchOne($0, sql: "SELECT count(*) FROM t") } == 0)
+    }
+
+    @Test func floatsRoundTripBitForBit() throws {
+        let texts = ["0.1", "1e308", "-1.7976931348623157e308", "5e-324", "2.2250738585072014e-308", "0.30000000000000004", "123456789.123456789", "1.5"]
+        let jsonl = texts.map { "{\"v\":\($0)}" }.joined(separator: "\n")
+        let (db, _, directory) = try importJSONL(jsonl)
+        defer { TestSupport.remove(directory) }
+        let stored = try db.read { try Double.fetchAll($0, sql: "SELECT v FROM t ORDER BY rowid") }
+        #expect(stored.map(\.bitPattern) == texts.map { Double($0)!.bitPattern })
+    }
+
+    /// SQLite stores an integral REAL as an integer on disk, so -0.0 reads back as 0.0
+    /// from a REAL column (documented in README.md). The value is still a REAL zero.
+    @Test func negativeZeroIsStoredAsARealZero() throws {
+        let (db, _, directory) = try importJSONL(#"{"v":-0.0}"#)
+        defer { TestSupport.remove(directory) }
+        let row = try db.read { try Row.fetchOne($0, sql: "SELECT v, typeof(v) AS type FROM t")! }
+        #expect((row["v"] as Double) == 0)
+        #expect((row["type"] as String) == "real")
+    }
+
+    @Test func stringsKeepNULEmojiAndSurrogatePairs() throws {
+        let (db, _, directory) = try importJSONL(#"{"v":"a\u0000b"}\#n{"v":"😀"}\#n{"v":"\ud83d\ude00"}\#n{"v":"tab\there \"q\" \\ \/"}\#n{"v":""}"#)
+        defer { TestSupport.remove(directory) }
+        let rows = try db.read { try Row.fetchAll($0, sql: "SELECT hex(v) AS h, length(CAST(v AS BLOB)) AS n, typeof(v) AS type FROM t ORDER BY rowid") }
+        #expect(rows[0]["h"] as String == "610062")
+        #expect(rows[0]["n"] as Int == 3)
+        #expect(rows[1]["h"] as String == "F09F9880")
+        #expect(rows[2]["h"] as String == "F09F9880")
+        #expect(rows[3]["h"] as String == Data("tab\there \"q\" \\ /".utf8).map { String(format: "%02X", $0) }.joined())
+        #expect(rows[4]["type"] as String == "text")
+        #expect(rows[4]["n"] as Int == 0)
+    }
+
+    @Test(arguments: [
+        (#"{"id":1,"name":"ok"}"# + "\n" + #"{"id":2,"name":"bad \x escape"}"#, "invalid escape"),
+        (#"{"id":1,"name":"ok"}"# + "\n" + #"{"id":2,"name":"lone \ud800 surrogate"}"#, "lone surrogate"),
+        (#"{"id":1,"name":"ok"}"# + "\n" + #"{"id":2,"name":"low \udc00 first"}"#, "lone low surrogate"),
+    ])
+    func badStringsAreErrorsNamingLineAndField(_ input: String, _ reason: String) throws {
+        #expect {
+            try importJSONL(input)
+        } throws: { error in
+            let text = "\(error)"
+            return text.contains("t.jsonl:2") && text.contains("\"name\"") && text.contains(reason)
+        }
+    }
+
+    @Test func invalidUTF8IsAnErrorWithItsPosition() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let bytes = Array("{\"a\":\"ok\"}\n{\"a\":\"x".utf8) + [0xC3, 0x28] + Array("\"}\n".utf8)
+        let input = TestSupport.write(bytes: bytes, to: directory.appendingPathComponent("t.jsonl"))
+        #expect {
+            try TestSupport.runImport([input], database: directory.appendingPathComponent("db").path)
+        } throws: { error in
+            let text = "\(error)"
+            return text.contains("t.jsonl:2") && text.contains("byte 18") && text.contains("invalid UTF-8")
+        }
+    }
+
+    @Test func booleansNullsAndNestedValues() throws {
+        let (db, _, directory) = try importJSONL(#"{"b":true,"f":false,"n":null,"o":{"x": [1, 2.5, "s"], "y": {}},"a":[ ]}"#)
+        defer { TestSupport.remove(directory) }
+        let row = try db.read { try Row.fetchOne($0, sql: "SELECT b, f, n, o, a, json_valid(o) AS valid, o ->> '$.x[1]' AS x1 FROM t")! }
+        #expect(row["b"] as Int == 1)
+        #expect(row["f"] as Int == 0)
+        #expect((row["n"] as DatabaseValue).isNull)
+        #expect(row["o"] as String == #"{"x":[1,2.5,"s"],"y":{}}"#)
+        #expect(row["a"] as String == "[]")
+        #expect(row["valid"] as Int == 1)
+        #expect(row["x1"] as Double == 2.5)
+    }
+
+    @Test func flattenTurnsNestedObjectsIntoColumns() throws {
+        let (db, _, directory) = try importJSONL(#"{"id":1,"meta":{"color":"red","size":{"w":2}},"tags":["a"]}"#) { $0.reader.flatten = true }
+        defer { TestSupport.remove(directory) }
+        let columns = try db.read { try String.fetchAll($0, sql: "SELECT name FROM pragma_table_info('t')") }
+        #expect(columns == ["id", "meta_color", "meta_size_w", "tags"])
+        #expect(try db.read { try String.fetchOne($0, sql: "SELECT meta_color FROM t") } == "red")
+    }
+
+    @Test func csvFieldsAreTypedByTheTargetColumn() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let database = directory.appendingPathComponent("db.sqlite").path
+        try TestSupport.createDatabase(database, schema: "CREATE TABLE t (n INTEGER, z TEXT, r REAL, s ANY) STRICT")
+        let input = TestSupport.write("n,z,r,s\n42,007,1.5,007\n-7,\"\",,x\n", to: directory.appendingPathComponent("t.csv"))
+        try TestSupport.runImport([input], database: database)
+        let dump = try TestSupport.dump(database)
+        // "42" → 42 in an INTEGER column; "007" stays "007" in TEXT and ANY columns;
+        // an unquoted empty field is NULL, a quoted one the empty string.
+        #expect(dump.contains(#"42|"007"|r:1.5|"007""#))
+        #expect(dump.contains(#"-7|""|NULL|"x""#))
+    }
+
+    @Test func csvValueAStrictColumnCannotHoldIsAnErrorNamingLineColumnAndValue() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let database = directory.appendingPathComponent("db.sqlite").path
+        try TestSupport.createDatabase(database, schema: "CREATE TABLE t (n INTEGER, z TEXT) STRICT")
+        let input = TestSupport.write("n,z\n1,a\n2,b\nabc,c\n", to: directory.appendingPathComponent("t.csv"))
+        for strategy in [WriteStrategyKind.typed, .cached, .multirow] {
+            #expect {
+                try TestSupport.runImport([input], database: database) { $0.strategy = strategy }
+            } throws: { error in
+                let text = "\(error)"
+                return text.contains("t.csv:4") && text.contains("\"n\"") && text.contains("abc")
+            }
+        }
+        #expect(try DatabaseQueue(path: database).read { try Int.fetchOne($0, sql: "SELECT count(*) FROM t") } == 0)
+    }
+
+    @Test func csvInferenceKeepsLeadingZerosAsText() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let database = directory.appendingPathComponent("db.sqlite").path
+        let input = TestSupport.write("zip,qty,price,big,empty\n007,1,1.5,18446744073709551615,\n123,2,2,1,\n", to: directory.appendingPathComponent("t.csv"))
+        try TestSupport.runImport([input], database: database)
+        let types = try DatabaseQueue(path: database).read { try Row.fetchAll($0, sql: "SELECT name, type FROM pragma_table_info('t')") }
+        #expect(types.map { "\($0["name"] as String) \($0["type"] as String)" } == ["zip TEXT", "qty INTEGER", "price REAL", "big TEXT", "empty ANY"])
+        let dump = try TestSupport.dump(database)
+        #expect(dump.contains(#""007"|1|r:1.5|"18446744073709551615"|NULL"#))
+        #expect(dump.contains(#""123"|2|r:2.0|"1"|NULL"#))
+    }
+}

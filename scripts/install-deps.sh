@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Installs the Debian packages sqlimport builds and tests with, when they are missing.
+set -euo pipefail
+missing=()
+[ -f /usr/include/sqlite3.h ] || missing+=(libsqlite3-dev)
+[ -f /usr/include/zstd.h ] || missing+=(libzstd-dev)
+[ -f /usr/include/zlib.h ] || missing+=(zlib1g-dev)
+command -v pkg-config >/dev/null || missing+=(pkg-config)
+command -v zstd >/dev/null || missing+=(zstd)
+command -v gzip >/dev/null || missing+=(gzip)
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing: ${missing[*]}" >&2
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
