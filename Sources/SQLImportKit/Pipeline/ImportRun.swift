@@ -110,7 +110,8 @@ final class ImportRun {
         let primaryKey = options.primaryKey.isEmpty ? (options.upsert ?? []) : options.primaryKey
         let creation = try TableCreation.infer(
             table: table, columnNames: columnNames, sample: sample, sampleRows: options.inferRows,
-            primaryKey: primaryKey, typeOverrides: options.typeOverrides)
+            primaryKey: primaryKey, primaryKeyOption: options.primaryKey.isEmpty ? "--upsert" : "--pk",
+            typeOverrides: options.typeOverrides)
         summary.createdTable = creation.sql
         if options.dryRun {
             schema = creation.schema

@@ -12,7 +12,7 @@ struct TableCreation {
     /// ```
     static func infer(
         table: String, columnNames: [String], sample: [RecordBatch], sampleRows: Int,
-        primaryKey: [String], typeOverrides: [String: String]
+        primaryKey: [String], primaryKeyOption: String = "--pk", typeOverrides: [String: String]
     ) throws(SchemaError) -> TableCreation {
         var trackers = [TypeTracker](repeating: TypeTracker(), count: columnNames.count)
         var remaining = sampleRows
@@ -28,7 +28,7 @@ struct TableCreation {
         }
         let lowered = columnNames.map { $0.lowercased() }
         for name in primaryKey where !lowered.contains(name.lowercased()) {
-            throw .unknownColumnInOption(option: "--pk", column: name, table: table)
+            throw .unknownColumnInOption(option: primaryKeyOption, column: name, table: table)
         }
         var types = trackers.map(\.declaredType)
         for (name, type) in typeOverrides {

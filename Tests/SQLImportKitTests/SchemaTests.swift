@@ -1,0 +1,174 @@
+import Foundation
+import GRDB
+import Testing
+@testable import SQLImportKit
+
+@Suite struct SchemaTests {
+    func withTable(_ schema: String, _ input: String, name: String = "t.jsonl", _ body: (String, String) throws -> Void) throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let database = directory.appendingPathComponent("db").path
+        if !schema.isEmpty { try TestSupport.createDatabase(database, schema: schema) }
+        try body(TestSupport.write(input, to: directory.appendingPathComponent(name)), database)
+    }
+
+    @Test func fieldsMapToColumnsIgnoringCase() throws {
+        try withTable("CREATE TABLE t (Id INTEGER, Name TEXT)", #"{"id":1,"NAME":"x"}"#) { input, database in
+            try TestSupport.runImport([input], database: database)
+            #expect(try TestSupport.dump(database).contains(#"1|"x""#))
+        }
+    }
+
+    @Test func unknownFieldsAreAnErrorListingThem() throws {
+        try withTable("CREATE TABLE t (id INTEGER)", #"{"id":1,"color":"red","size":2}"#) { input, database in
+            #expect {
+                try TestSupport.runImport([input], database: database)
+            } throws: { error in
+                "\(error)" == #"table "t" has no column for field(s) "color", "size"; re-run with --alter to add them, or --ignore-unknown to drop them"#
+            }
+        }
+    }
+
+    @Test func alterAddsColumnsWithInferredTypes() throws {
+        try withTable("CREATE TABLE t (id INTEGER) STRICT", #"{"id":1,"color":"red","size":2,"w":1.5}"#) { input, database in
+            let summary = try TestSupport.runImport([input], database: database) { $0.alter = true }
+            #expect(summary.addedColumns == ["color", "size", "w"])
+            let types = try DatabaseQueue(path: database).read { try String.fetchAll($0, sql: "SELECT type FROM pragma_table_info('t')") }
+            #expect(types == ["INTEGER", "TEXT", "INTEGER", "REAL"])
+            #expect(try TestSupport.dump(database).contains(#"1|"red"|2|r:1.5"#))
+        }
+    }
+
+    @Test func ignoreUnknownDropsFields() throws {
+        try withTable("CREATE TABLE t (id INTEGER)", #"{"id":1,"color":"red"}"#) { input, database in
+            try TestSupport.runImport([input], database: database) { $0.ignoreUnknown = true }
+            #expect(try DatabaseQueue(path: database).read { try Int.fetchOne($0, sql: "SELECT id FROM t") } == 1)
+        }
+    }
+
+    @Test func missingNotNullColumnWithoutDefaultIsNamed() throws {
+        try withTable("CREATE TABLE t (id INTEGER, code TEXT NOT NULL, note TEXT NOT NULL DEFAULT '')", #"{"id":1}"#) { input, database in
+            #expect {
+                try TestSupport.runImport([input], database: database)
+            } throws: { error in
+                "\(error)".hasPrefix(#"column "code" of "t" is NOT NULL without a default"#)
+            }
+        }
+    }
+
+    @Test func keysFirstSeenAfterTheSampleNeedAlter() throws {
+        let lines = (1 ... 50).map { #"{"id":\#($0)}"# } + [#"{"id":51,"late":"x"}"#]
+        try withTable("", lines.joined(separator: "\n")) { input, database in
+            #expect {
+                try TestSupport.runImport([input], database: database) { $0.inferRows = 10; $0.rowsPerBatch = 8 }
+            } throws: { error in
+                "\(error)".contains(#"no column for field(s) "late""#)
+            }
+            let summary = try TestSupport.runImport([input], database: database) { $0.inferRows = 10; $0.rowsPerBatch = 8; $0.alter = true }
+            #expect(summary.addedColumns == ["late"])
+            #expect(summary.counts.inserted == 51)
+        }
+    }
+
+    @Test func newTableIsStrictWithPrimaryKeyAndTypeOverrides() throws {
+        try withTable("", #"{"sku":"a","qty":1,"zip":12345}"#) { input, database in
+            let summary = try TestSupport.runImport([input], database: database) {
+                $0.primaryKey = ["sku"]
+                $0.typeOverrides = ["zip": "text"]
+            }
+            #expect(summary.createdTable == #"CREATE TABLE "t" ("sku" TEXT NOT NULL, "qty" INTEGER, "zip" TEXT, PRIMARY KEY ("sku")) STRICT"#)
+        }
+    }
+
+    @Test func raggedRowIsAnErrorNamingItsLine() throws {
+        try withTable("", "a,b\n1,2\n3\n", name: "t.csv") { input, database in
+            #expect {
+                try TestSupport.runImport([input], database: database)
+            } throws: { error in
+                "\(error)".contains("t.csv:3") && "\(error)".contains("row has 1 fields but the header has 2")
+            }
+        }
+    }
+
+    @Test func headerNamesMustBeDistinctIgnoringCase() throws {
+        try withTable("", "Name,name\n1,2\n", name: "t.csv") { input, database in
+            #expect {
+                try TestSupport.runImport([input], database: database)
+            } throws: { error in
+                "\(error)".contains("fields 1 and 2 of the header on line 1 are both named")
+            }
+        }
+    }
+
+    @Test func jsonKeysDifferingOnlyInCaseAreRefused() throws {
+        try withTable("", #"{"Name":"a","name":"b"}"#) { input, database in
+            #expect {
+                try TestSupport.runImport([input], database: database)
+            } throws: { error in
+                "\(error)".contains(#"fields "Name" and "name" both map to column"#)
+            }
+        }
+    }
+
+    @Test func emptyAndNULFieldNamesAreRefused() throws {
+        for input in [#"{"":1}"#, #"{"a\u0000b":1}"#] {
+            try withTable("", input) { path, database in
+                #expect(throws: ImportError.self) { try TestSupport.runImport([path], database: database) }
+            }
+        }
+    }
+
+    /// Identifiers from input are data: quoted, never spliced.
+    @Test(arguments: [
+        #"a"; DROP TABLE x; --"#, "semi;colon", "dash--dash", "back`tick", "[bracket]", "new\nline", "quote'single", "SELECT",
+    ])
+    func hostileNamesBecomeExactlyThatColumn(_ name: String) throws {
+        let header = "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\",b\n1,2\n"
+        try withTable("CREATE TABLE x (keep INTEGER); INSERT INTO x VALUES (7);", header, name: "t.csv") { input, database in
+            try TestSupport.runImport([input], database: database)
+            let queue = try DatabaseQueue(path: database)
+            let columns = try queue.read { try String.fetchAll($0, sql: "SELECT name FROM pragma_table_info('t')") }
+            #expect(columns == [name, "b"])
+            #expect(try queue.read { try Int.fetchOne($0, sql: "SELECT keep FROM x") } == 7)
+        }
+    }
+
+    @Test func hostileFileNameBecomesAQuotedTableName() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let input = TestSupport.write(#"{"a":1}"#, to: directory.appendingPathComponent(#"x"; DROP TABLE keep; --.jsonl"#))
+        let database = directory.appendingPathComponent("db").path
+        try TestSupport.createDatabase(database, schema: "CREATE TABLE keep (v INTEGER)")
+        let summary = try TestSupport.runImport([input], database: database)
+        #expect(summary.table == #"x"; DROP TABLE keep; --"#)
+        #expect(try DatabaseQueue(path: database).read { try $0.tableExists("keep") && $0.tableExists(#"x"; DROP TABLE keep; --"#) })
+    }
+
+    @Test func partialPredicateIsExtractedVerbatim() {
+        #expect(SQLText.whereClause(ofCreateIndex: "CREATE UNIQUE INDEX i ON t (a, b) WHERE remoteID IS NOT NULL") == "remoteID IS NOT NULL")
+        #expect(SQLText.whereClause(ofCreateIndex: #"CREATE UNIQUE INDEX "where" ON "t where" ("where") WHERE "where" > 0 AND deleted = 0"#) == #""where" > 0 AND deleted = 0"#)
+        #expect(SQLText.whereClause(ofCreateIndex: "CREATE UNIQUE INDEX i ON t (a) -- WHERE x\n WHERE /* WHERE */ a IN ('WHERE', 'b')") == "/* WHERE */ a IN ('WHERE', 'b')")
+        #expect(SQLText.whereClause(ofCreateIndex: "CREATE UNIQUE INDEX i ON t (a)") == nil)
+        #expect(PartialPredicateFilter.notNullColumn(in: "remoteID IS NOT NULL") == "remoteID")
+        #expect(PartialPredicateFilter.notNullColumn(in: #""remote ""ID"""  is  not  null"#) == "remote \"ID\"")
+        #expect(PartialPredicateFilter.notNullColumn(in: "remoteID IS NOT NULL AND x = 1") == nil)
+    }
+
+    /// Any predicate works, not only `IS NOT NULL`: SQLite evaluates it on the record.
+    @Test(arguments: [WriteStrategyKind.cached, .multirow])
+    func generalPartialPredicateIsCopiedAndCounted(_ strategy: WriteStrategyKind) throws {
+        let schema = """
+            CREATE TABLE t (id TEXT PRIMARY KEY, code TEXT, deleted INTEGER NOT NULL DEFAULT 0, v TEXT);
+            CREATE UNIQUE INDEX live_code ON t (code) WHERE deleted = 0 AND code <> '';
+            """
+        let input = #"{"id":"1","code":"a","deleted":0,"v":"x"}\#n{"id":"2","code":"a","deleted":1,"v":"y"}\#n{"id":"3","code":"","deleted":0,"v":"z"}"#
+        try withTable(schema, input) { path, database in
+            let first = try TestSupport.runImport([path], database: database) { $0.upsert = ["code"]; $0.strategy = strategy }
+            #expect(first.conflictPredicate == "deleted = 0 AND code <> ''")
+            #expect(first.counts.outsidePartialIndex == 2)
+            #expect(first.fallbackKey == ["id"])
+            let second = try TestSupport.runImport([path], database: database) { $0.upsert = ["code"]; $0.strategy = strategy }
+            #expect(second.counts.unchanged == 3)
+        }
+    }
+}

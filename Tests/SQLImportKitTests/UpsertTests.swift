@@ -1,0 +1,253 @@
+import Foundation
+import GRDB
+import Testing
+@testable import SQLImportKit
+
+/// The mission's command on the seeds' schema, with every strategy.
+@Suite struct UpsertTests {
+    static let strategies: [WriteStrategyKind] = [.typed, .cached, .multirow, .auto]
+
+    struct Item: Codable {
+        var id: String
+        var name: String
+        var libraryID: Int
+        var remoteID: String?
+        var notes: String?
+        var updatedAt: String
+    }
+
+    static func items(_ range: ClosedRange<Int>, nullRemoteEvery: Int = 0, day: Int = 1, suffix: String = "") -> [Item] {
+        range.map { i in
+            Item(
+                id: "id-\(i)", name: "item \(i)\(suffix)", libraryID: i % 3,
+                remoteID: nullRemoteEvery > 0 && i % nullRemoteEvery == 0 ? nil : "r\(i)",
+                notes: i % 4 == 0 ? nil : "note \(i)", updatedAt: String(format: "2026-11-%02dT00:00:00Z", day))
+        }
+    }
+
+    static func jsonl(_ items: [Item]) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return items.map { String(decoding: try! encoder.encode($0), as: UTF8.self) }.joined(separator: "\n") + "\n"
+    }
+
+    /// A database with the seeds' schema and a folder for inputs.
+    struct Fixture {
+        let directory = TestSupport.temporaryDirectory()
+        var database: String { directory.appendingPathComponent("app.db").path }
+
+        init(schema: String = TestSupport.seedsSchema) throws {
+            try TestSupport.createDatabase(database, schema: schema)
+        }
+
+        func input(_ items: [Item], name: String = "items.jsonl") -> String {
+            TestSupport.write(UpsertTests.jsonl(items), to: directory.appendingPathComponent(name))
+        }
+
+        @discardableResult
+        func run(_ input: String, strategy: WriteStrategyKind, _ configure: (inout ImportOptions) -> Void = { _ in }) throws -> OutcomeCounts {
+            try TestSupport.runImport([input], database: database) { options in
+                options.table = "items"
+                options.upsert = ["libraryID", "remoteID"]
+                options.strategy = strategy
+                options.rowsPerBatch = 97  // many batches, and runs that straddle them
+                configure(&options)
+            }.counts
+        }
+
+        func dump() throws -> String { try TestSupport.dump(database) }
+        func cleanUp() { TestSupport.remove(directory) }
+    }
+
+    @Test(arguments: strategies)
+    func rerunOfTheSameFileChangesNothing(_ strategy: WriteStrategyKind) throws {
+        let fixture = try Fixture()
+        defer { fixture.cleanUp() }
+        let input = fixture.input(Self.items(1 ... 1000))
+        let first = try fixture.run(input, strategy: strategy)
+        #expect(first.read == 1000)
+        #expect(first.inserted == 1000)
+        #expect(first.updated == 0)
+        let before = try fixture.dump()
+        let second = try fixture.run(input, strategy: strategy)
+        #expect(second.inserted == 0)
+        #expect(second.updated == 0)
+        #expect(second.unchanged == 1000)
+        #expect(try fixture.dump() == before)
+    }
+
+    @Test(arguments: strategies)
+    func deltaWithChangedAndNewKeysGivesExactCounts(_ strategy: WriteStrategyKind) throws {
+        let fixture = try Fixture()
+        defer { fixture.cleanUp() }
+        try fixture.run(fixture.input(Self.items(1 ... 1000)), strategy: strategy)
+        // 10% changed, 10% new, 80% as they were.
+        var delta = Self.items(1 ... 800)
+        delta += Self.items(801 ... 900, day: 2, suffix: " (changed)")
+        delta += Self.items(1001 ... 1100)
+        let counts = try fixture.run(fixture.input(delta.shuffled(), name: "delta.jsonl"), strategy: strategy)
+        #expect(counts.read == 1000)
+        #expect(counts.inserted == 100)
+        #expect(counts.updated == 100)
+        #expect(counts.unchanged == 800)
+        let renamed = try DatabaseQueue(path: fixture.database).read { try Int.fetchOne($0, sql: "SELECT count(*) FROM items WHERE name LIKE '%(changed)'") }
+        #expect(renamed == 100)
+    }
+
+    @Test(arguments: strategies)
+    func newerPolicySkipsOlderRowsAndTieGoesToTheArrivingRow(_ strategy: WriteStrategyKind) throws {
+        let fixture = try Fixture()
+        defer { fixture.cleanUp() }
+        try fixture.run(fixture.input(Self.items(1 ... 300, day: 10)), strategy: strategy)
+        var input = Self.items(1 ... 100, day: 5, suffix: " older")  // skipped
+        input += Self.items(101 ... 200, day: 10, suffix: " tie")  // tie: applied
+        input += Self.items(201 ... 300, day: 20, suffix: " newer")  // applied
+        let counts = try fixture.run(fixture.input(input, name: "mixed.jsonl"), strategy: strategy) { $0.merge = .newer(column: "updatedAt") }
+        #expect(counts.skipped == 100)
+        #expect(counts.updated == 200)
+        #expect(counts.inserted == 0)
+        let names = try DatabaseQueue(path: fixture.database).read { try String.fetchAll($0, sql: "SELECT name FROM items ORDER BY CAST(substr(id, 4) AS INTEGER)") }
+        #expect(names[0] == "item 1")
+        #expect(names[150] == "item 151 tie")
+        #expect(names[250] == "item 251 newer")
+    }
+
+    @Test(arguments: strategies)
+    func rowsOutsideThePartialIndexAreIdempotentThroughThePrimaryKey(_ strategy: WriteStrategyKind) throws {
+        let fixture = try Fixture()
+        defer { fixture.cleanUp() }
+        let input = fixture.input(Self.items(1 ... 500, nullRemoteEvery: 10))
+        let first = try fixture.run(input, strategy: strategy)
+        #expect(first.inserted == 500)
+        #expect(first.outsidePartialIndex == 50)
+        let before = try fixture.dump()
+        let second = try fixture.run(input, strategy: strategy)
+        #expect(second.inserted == 0)
+        #expect(second.unchanged == 500)
+        #expect(second.outsidePartialIndex == 50)
+        #expect(try fixture.dump() == before)
+    }
+
+    @Test(arguments: strategies)
+    func withoutAPrimaryKeyRowsOutsideThePredicateAreInsertedAndWarned(_ strategy: WriteStrategyKind) throws {
+        let fixture = try Fixture(schema: """
+            CREATE TABLE items (name TEXT, libraryID INTEGER, remoteID TEXT);
+            CREATE UNIQUE INDEX by_remote ON items (libraryID, remoteID) WHERE remoteID IS NOT NULL;
+            """)
+        defer { fixture.cleanUp() }
+        let input = TestSupport.write(#"{"name":"a","libraryID":1,"remoteID":"x"}\#n{"name":"b","libraryID":1,"remoteID":null}"#, to: fixture.directory.appendingPathComponent("i.jsonl"))
+        let summary = try TestSupport.runImport([input], database: fixture.database) {
+            $0.table = "items"
+            $0.upsert = ["remoteID", "libraryID"]
+            $0.strategy = strategy
+        }
+        #expect(summary.counts.outsidePartialIndex == 1)
+        #expect(summary.fallbackKey == nil)
+        #expect(summary.warnings.contains { $0.contains("a re-run will insert them again") })
+    }
+
+    @Test(arguments: strategies)
+    func coalesceKeepsStoredValuesWhereTheInputIsNull(_ strategy: WriteStrategyKind) throws {
+        let fixture = try Fixture()
+        defer { fixture.cleanUp() }
+        try fixture.run(fixture.input(Self.items(1 ... 10)), strategy: strategy)
+        var update = Self.items(1 ... 10, suffix: " v2")
+        for index in update.indices { update[index].notes = nil }
+        let counts = try fixture.run(fixture.input(update, name: "u.jsonl"), strategy: strategy) { $0.merge = .coalesce }
+        #expect(counts.updated == 10)
+        let notes = try DatabaseQueue(path: fixture.database).read { try String?.fetchAll($0, sql: "SELECT notes FROM items ORDER BY CAST(substr(id, 4) AS INTEGER)") }
+        #expect(notes[0] == "note 1")
+        #expect(notes[3] == nil)  // was null already
+        // Re-running the same coalesce changes nothing.
+        let again = try fixture.run(fixture.input(update, name: "u.jsonl"), strategy: strategy) { $0.merge = .coalesce }
+        #expect(again.unchanged == 10)
+    }
+
+    @Test(arguments: strategies)
+    func ignoreKeepsExistingRowsAndCountsThemSkipped(_ strategy: WriteStrategyKind) throws {
+        let fixture = try Fixture()
+        defer { fixture.cleanUp() }
+        try fixture.run(fixture.input(Self.items(1 ... 10)), strategy: strategy)
+        let counts = try fixture.run(fixture.input(Self.items(5 ... 15, suffix: " x"), name: "u.jsonl"), strategy: strategy) { $0.merge = .ignore }
+        #expect(counts.inserted == 5)
+        #expect(counts.skipped == 6)
+        #expect(try DatabaseQueue(path: fixture.database).read { try Int.fetchOne($0, sql: "SELECT count(*) FROM items WHERE name LIKE '% x'") } == 5)
+    }
+
+    @Test(arguments: strategies)
+    func laterRecordWinsWhenAKeyAppearsTwiceInOneRun(_ strategy: WriteStrategyKind) throws {
+        let fixture = try Fixture()
+        defer { fixture.cleanUp() }
+        let items = Self.items(1 ... 3) + Self.items(1 ... 3, suffix: " second") + Self.items(1 ... 1, suffix: " third")
+        let counts = try fixture.run(fixture.input(items), strategy: strategy)
+        #expect(counts.inserted == 3)
+        #expect(counts.updated == 4)
+        let names = try DatabaseQueue(path: fixture.database).read { try String.fetchAll($0, sql: "SELECT name FROM items ORDER BY id") }
+        #expect(names == ["item 1 third", "item 2 second", "item 3 second"])
+    }
+
+    @Test func columnsAbsentFromTheInputKeepTheirStoredValues() throws {
+        let fixture = try Fixture()
+        defer { fixture.cleanUp() }
+        try fixture.run(fixture.input(Self.items(1 ... 2)), strategy: .cached)
+        let partial = TestSupport.write(#"{"id":"id-1","libraryID":1,"remoteID":"r1","name":"renamed","updatedAt":"2026-12-01"}"#, to: fixture.directory.appendingPathComponent("p.jsonl"))
+        try fixture.run(partial, strategy: .multirow)
+        let row = try DatabaseQueue(path: fixture.database).read { try Row.fetchOne($0, sql: "SELECT name, notes FROM items WHERE id = 'id-1'")! }
+        #expect(row["name"] as String == "renamed")
+        #expect(row["notes"] as String == "note 1")
+    }
+
+    @Test func tableWithoutMatchingKeyListsTheKeysThatExist() throws {
+        let fixture = try Fixture()
+        defer { fixture.cleanUp() }
+        let input = fixture.input(Self.items(1 ... 2))
+        #expect {
+            try fixture.run(input, strategy: .auto) { $0.upsert = ["name"] }
+        } throws: { error in
+            let text = "\(error)"
+            return text.contains("--upsert name matches no primary key") && text.contains("--upsert id  (primary key")
+                && text.contains("--upsert libraryID,remoteID  (unique index idx_items_sync_identity, partial: WHERE remoteID IS NOT NULL)")
+                && text.contains("--create-index")
+        }
+    }
+
+    @Test func createIndexAddsAUniqueIndexAndRefusesDuplicates() throws {
+        let fixture = try Fixture(schema: "CREATE TABLE items (sku TEXT, name TEXT)")
+        defer { fixture.cleanUp() }
+        let first = TestSupport.write(#"{"sku":"a","name":"1"}\#n{"sku":"b","name":"2"}"#, to: fixture.directory.appendingPathComponent("a.jsonl"))
+        let summary = try TestSupport.runImport([first], database: fixture.database) {
+            $0.table = "items"
+            $0.upsert = ["sku"]
+            $0.createIndex = true
+        }
+        #expect(summary.createdIndex?.contains("CREATE UNIQUE INDEX") == true)
+        let again = try TestSupport.runImport([first], database: fixture.database) { $0.table = "items"; $0.upsert = ["sku"] }
+        #expect(again.counts.unchanged == 2)
+
+        let other = try Fixture(schema: "CREATE TABLE items (sku TEXT, name TEXT); INSERT INTO items VALUES ('a', 'x'), ('a', 'y');")
+        defer { other.cleanUp() }
+        #expect {
+            try TestSupport.runImport([first], database: other.database) { $0.table = "items"; $0.upsert = ["sku"]; $0.createIndex = true }
+        } throws: { error in
+            "\(error)".contains("already holds several rows with (sku) = (\"a\")")
+        }
+    }
+
+    @Test func keysMatchInAnyOrderAndIgnoringCase() throws {
+        let schema = try DatabaseQueue().write { db -> TableSchema in
+            try db.execute(sql: TestSupport.seedsSchema)
+            return try TableSchema.read(db, table: "items")!
+        }
+        #expect(try ConflictTarget.resolve(requested: ["REMOTEID", "libraryid"], in: schema).indexName == "idx_items_sync_identity")
+        #expect(try ConflictTarget.resolve(requested: ["id"], in: schema).origin == .primaryKey)
+    }
+
+    @Test func rowidAliasAndUniqueConstraintsAreTargets() throws {
+        let schema = try DatabaseQueue().write { db -> TableSchema in
+            try db.execute(sql: "CREATE TABLE t (id INTEGER PRIMARY KEY, a TEXT, b TEXT, UNIQUE (a, b))")
+            return try TableSchema.read(db, table: "t")!
+        }
+        #expect(try ConflictTarget.resolve(requested: ["id"], in: schema).indexName == nil)
+        #expect(try ConflictTarget.resolve(requested: ["b", "a"], in: schema).origin == .uniqueConstraint)
+    }
+}
