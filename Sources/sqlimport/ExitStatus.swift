@@ -6,6 +6,8 @@ import SQLImportKit
 /// The exit codes of README.md's table, in one place.
 enum ExitStatus {
     static let success: Int32 = 0
+    /// Applied, but some records were rejected (`--on-error skip`).
+    static let someRejected: Int32 = 2
     static let usage: Int32 = 64
     static let badData: Int32 = 65
     static let noInput: Int32 = 66
@@ -46,7 +48,8 @@ enum ExitStatus {
             }
         case let error as ImportError:
             switch error {
-            case .emptyRecord, .invalidFieldName: return badData
+            case .interrupted(let signal): return 128 + signal
+            case .emptyRecord, .invalidFieldName, .tooManyRejects, .inputChangedSinceInterruptedRun: return badData
             default: return usage
             }
         case let error as DatabaseError:

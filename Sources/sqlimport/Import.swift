@@ -76,6 +76,27 @@ struct Import: ParsableCommand {
     @Option(help: ArgumentHelp("Write a JSON report to this file (- for standard output).", valueName: "file"))
     var report: String?
 
+    @Option(help: ArgumentHelp("Commit every N records, recording progress in _sqlimport_runs. Default: one transaction.", valueName: "n"))
+    var commitEvery: Int?
+
+    @Flag(help: "Continue an interrupted --commit-every run after its last commit.")
+    var resume = false
+
+    @Option(help: ArgumentHelp("On a bad record: abort (commit nothing) or skip (set it aside).", valueName: "abort|skip"))
+    var onError = "abort"
+
+    @Option(help: ArgumentHelp("With --on-error skip: write bad records here, one JSON object per line.", valueName: "file"))
+    var rejects: String?
+
+    @Option(help: ArgumentHelp("With --on-error skip: abort (rolled back) past this many bad records.", valueName: "n"))
+    var maxErrors: Int?
+
+    @Flag(help: "Switch the database to WAL journal mode first (persistent). Otherwise the journal mode is never changed.")
+    var wal = false
+
+    @Flag(help: "Show progress on stderr even when it is not a terminal.")
+    var progress = false
+
     @Flag(name: .shortAndLong, help: "Print nothing but errors.")
     var quiet = false
 
@@ -87,6 +108,7 @@ struct Import: ParsableCommand {
         if WriteStrategyKind(rawValue: strategy) == nil { throw ValidationError("--strategy \(strategy): expected auto, typed, cached or multirow") }
         if inferRows < 1 { throw ValidationError("--infer-rows must be at least 1") }
         for type in types where !type.contains("=") { throw ValidationError("--type \(type): expected COLUMN=TYPE, e.g. --type zip=TEXT") }
+        if ImportOptions.ErrorPolicy(rawValue: onError) == nil { throw ValidationError("--on-error \(onError): expected abort or skip") }
     }
 
     var options: ImportOptions {
@@ -113,6 +135,12 @@ struct Import: ParsableCommand {
         options.dryRun = dryRun
         options.cacheSizeMiB = cacheMib
         options.busyTimeoutMilliseconds = busyTimeout
+        options.commitEvery = commitEvery
+        options.resume = resume
+        options.onError = ImportOptions.ErrorPolicy(rawValue: onError)!
+        options.rejectsPath = rejects
+        options.maxErrors = maxErrors
+        options.wal = wal
         return options
     }
 
@@ -121,22 +149,38 @@ struct Import: ParsableCommand {
     }
 
     func run() throws {
+        var options = self.options
+        let cancellation = Cancellation()
+        options.cancellation = cancellation
+        SignalHandlers.install(cancellation)
+        let display = ProgressDisplay.isWanted(forced: progress, quiet: quiet) ? ProgressDisplay() : nil
         let importer = Importer(options: options)
-        let started = Date()
         let summary: ImportSummary
         do {
-            summary = try importer.run()
+            summary = try importer.run(progress: display.map { display in { display.update($0) } })
+            display?.finish()
         } catch {
+            display?.finish()
             let code = ExitStatus.code(for: error)
             FileHandle.standardError.writeLine("sqlimport: error: \(ExitStatus.message(for: error))")
-            if let report { try? ReportWriter.write(error: error, exitCode: code, startedAt: started, to: report) }
+            if let partial = importer.partialSummary {
+                if !quiet { FileHandle.standardError.writeLine(SummaryFormatter.line(partial)) }
+                if let report { try? ReportWriter.write(partial, exitCode: code, error: ExitStatus.message(for: error), to: report) }
+            } else if let report {
+                try? ReportWriter.write(error: error, exitCode: code, to: report)
+            }
             throw ExitCode(code)
         }
-        if dryRun { print(PlanFormatter.plan(summary)) }
-        if let report { try ReportWriter.write(summary, exitCode: 0, to: report) }
+        let code = summary.counts.rejected > 0 ? ExitStatus.someRejected : ExitStatus.success
+        if dryRun { StandardOutput.write(PlanFormatter.plan(summary) + "\n") }
+        if let report { try ReportWriter.write(summary, exitCode: code, to: report) }
         if !quiet {
             for warning in summary.warnings { FileHandle.standardError.writeLine("sqlimport: warning: \(warning)") }
+            if summary.resumedRecords > 0 {
+                FileHandle.standardError.writeLine("sqlimport: resumed after \(SummaryFormatter.grouped(summary.resumedRecords)) records committed by the interrupted run")
+            }
             FileHandle.standardError.writeLine(SummaryFormatter.line(summary))
         }
+        if code != ExitStatus.success { throw ExitCode(code) }
     }
 }

@@ -18,6 +18,7 @@ enum ReportWriter {
         var strategy: String?
         var rowsPerStatement: Int?
         var counts: OutcomeCounts?
+        var resumedRecords: Int?
         var warnings: [String]
         var startedAt: Date
         var finishedAt: Date
@@ -27,19 +28,19 @@ enum ReportWriter {
         var dryRun: Bool
     }
 
-    static func write(_ summary: ImportSummary, exitCode: Int32, to destination: String) throws {
+    static func write(_ summary: ImportSummary, exitCode: Int32, error: String? = nil, to destination: String) throws {
         let seconds = max(summary.durationSeconds, 0.000_001)
         let report = Report(
-            exitCode: exitCode, error: nil, database: summary.database, table: summary.table, inputs: summary.inputs,
+            exitCode: exitCode, error: error, database: summary.database, table: summary.table, inputs: summary.inputs,
             conflictTarget: summary.conflictTarget, conflictPredicate: summary.conflictPredicate, fallbackKey: summary.fallbackKey,
-            merge: summary.merge, strategy: summary.strategy, rowsPerStatement: summary.rowsPerStatement, counts: summary.counts,
+            merge: summary.merge, strategy: summary.strategy, rowsPerStatement: summary.rowsPerStatement, counts: summary.counts, resumedRecords: summary.resumedRecords,
             warnings: summary.warnings, startedAt: summary.startedAt, finishedAt: summary.finishedAt, durationSeconds: seconds,
             rowsPerSecond: Double(summary.counts.read) / seconds,
             megabytesPerSecond: Double(summary.bytesRead) / 1_000_000 / seconds, dryRun: summary.dryRun)
         try emit(report, to: destination)
     }
 
-    static func write(error: Error, exitCode: Int32, startedAt: Date, to destination: String) throws {
+    static func write(error: Error, exitCode: Int32, startedAt: Date = Date(), to destination: String) throws {
         let now = Date()
         let report = Report(
             exitCode: exitCode, error: ExitStatus.message(for: error), inputs: [], warnings: [], startedAt: startedAt,
@@ -54,12 +55,17 @@ enum ReportWriter {
         var data = try encoder.encode(report)
         data.append(0x0A)
         if destination == "-" {
-            FileHandle.standardOutput.write(data)
+            StandardOutput.write(String(decoding: data, as: UTF8.self))
         } else {
-            // Write then rename, so that a reader never sees half a report.
+            // Write then rename(2) over the old report, so that a reader never sees half a
+            // report. (FileManager.replaceItemAt fails on Linux when the file is new.)
             let temporary = destination + ".tmp"
             try data.write(to: URL(fileURLWithPath: temporary))
-            _ = try FileManager.default.replaceItemAt(URL(fileURLWithPath: destination), withItemAt: URL(fileURLWithPath: temporary))
+            guard rename(temporary, destination) == 0 else {
+                let reason = String(cString: strerror(errno))
+                try? FileManager.default.removeItem(atPath: temporary)
+                throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "cannot write the report \(destination): \(reason)"])
+            }
         }
     }
 }

@@ -14,7 +14,11 @@ struct SQLImportCommand: ParsableCommand {
         defaultSubcommand: Import.self)
 
     static func main() {
+        // A closed pipe is an EPIPE write error, handled as a clean end, not a crash.
         signal(SIGPIPE, SIG_IGN)
+        // Past a file size limit, a write fails with EFBIG (an I/O error, exit 74)
+        // instead of killing the process half-way.
+        signal(SIGXFSZ, SIG_IGN)
         do {
             var command = try parseAsRoot()
             try command.run()

@@ -109,8 +109,13 @@ enum TestSupport {
         var stderr: String
     }
 
+    /// Runs `/bin/sh -c command` in `directory`.
+    static func runShell(_ command: String, in directory: URL) throws -> Output {
+        try run(["-c", command], in: directory, executable: URL(fileURLWithPath: "/bin/sh"))
+    }
+
     /// Runs the built binary with `arguments` in `directory`.
-    static func run(_ arguments: [String], in directory: URL, stdin: Data? = nil, environment: [String: String] = [:]) throws -> Output {
+    static func run(_ arguments: [String], in directory: URL, stdin: Data? = nil, environment: [String: String] = [:], executable: URL = executable) throws -> Output {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments

@@ -25,7 +25,9 @@ extension Database {
         options.merge = merge
         options.strategy = .typed
         let source = EncodableBatchSource(values: values, rowsPerBatch: options.rowsPerBatch)
-        return try Importer.write(from: source, options: options, table: table, in: self, progress: nil)
+        var summary = ImportSummary(database: "", table: table, merge: merge.description, strategy: "typed", strategyReason: "the Swift API checks every value")
+        try Importer.write(from: source, options: options, table: table, in: self, summary: &summary, progress: nil)
+        return summary
     }
 }
 

@@ -40,10 +40,14 @@ final class BatchReader: BatchSource, @unchecked Sendable {
     private let namer = ColumnNamer()
     private var thread: Thread?
     private let done = DispatchSemaphore(value: 0)
+    private var cancellation: Cancellation?
+    /// Batches end at every multiple of this many records, where the writer commits.
+    private let commitEvery: Int?
 
     /// - Parameter spareBatches: extra batches the writer may hold at once (while it
     ///   samples records to infer a new table's types).
-    init(paths: [String], options: ReaderOptions, rowsPerBatch: Int = 4096, bytesPerBatch: Int = 4 << 20, depth: Int = 4, spareBatches: Int = 0, keepRaw: Bool = false) {
+    init(paths: [String], options: ReaderOptions, rowsPerBatch: Int = 4096, bytesPerBatch: Int = 4 << 20, depth: Int = 4, spareBatches: Int = 0, keepRaw: Bool = false, cancellation: Cancellation? = nil, commitEvery: Int? = nil) {
+        self.commitEvery = commitEvery
         self.paths = paths
         self.options = options
         self.rowsPerBatch = rowsPerBatch
@@ -52,6 +56,12 @@ final class BatchReader: BatchSource, @unchecked Sendable {
         full = BoundedQueue(capacity: depth)
         empty = BoundedQueue(capacity: depth + 2 + spareBatches)
         for _ in 0 ..< depth + 2 + spareBatches { empty.push(RecordBatch()) }
+        self.cancellation = cancellation
+        cancellation?.onCancel { [full, empty] in
+            // Wakes both sides: the writer sees the end of the queue and the cancellation.
+            full.close()
+            empty.close()
+        }
     }
 
     /// Starts the reading thread.
@@ -71,7 +81,12 @@ final class BatchReader: BatchSource, @unchecked Sendable {
         full.close()
         empty.close()
         if thread != nil {
-            done.wait()
+            // A cancelled reader may be blocked reading a pipe: do not wait for it long.
+            if cancellation?.signal != nil {
+                _ = done.wait(timeout: .now() + 1)
+            } else {
+                done.wait()
+            }
             thread = nil
         }
     }
@@ -85,6 +100,7 @@ final class BatchReader: BatchSource, @unchecked Sendable {
     }
 
     private func run() {
+        var recordsRead = 0
         for (index, path) in paths.enumerated() {
             do {
                 let input = try InputSource(path: path)
@@ -95,8 +111,11 @@ final class BatchReader: BatchSource, @unchecked Sendable {
                     guard let batch = empty.pop() else { return }
                     batch.reset(inputIndex: index)
                     batch.keepRawRecords = keepRaw
-                    more = try reader.fill(batch, maxRows: rowsPerBatch, maxBytes: bytesPerBatch)
+                    let room = commitEvery.map { $0 - recordsRead % $0 } ?? rowsPerBatch
+                    more = try reader.fill(batch, maxRows: min(rowsPerBatch, room), maxBytes: bytesPerBatch)
+                    recordsRead += batch.recordCount
                     batch.endsInput = !more
+                    batch.endsCommitInterval = commitEvery.map { batch.recordCount > 0 && recordsRead % $0 == 0 } ?? false
                     guard full.push(.batch(batch)) else { return }
                 }
             } catch {

@@ -33,6 +33,30 @@ public struct ImportOptions: Sendable {
     public var multirowCap: Int?
     /// Records per batch handed from the reading thread to the writing one.
     public var rowsPerBatch = 4096
+    /// `--commit-every N`: commit every N records, recording progress in `_sqlimport_runs`.
+    /// nil: one transaction for the whole run (all or nothing).
+    public var commitEvery: Int?
+    /// `--resume`: continue a killed `--commit-every` run after its last commit.
+    public var resume = false
+    /// `--on-error`: what a bad record does to the run.
+    public var onError = ErrorPolicy.abort
+    /// `--rejects FILE`: where `--on-error skip` writes bad records (JSON Lines).
+    public var rejectsPath: String?
+    /// `--max-errors N`: with `--on-error skip`, abort (rolled back) past N rejected records.
+    public var maxErrors: Int?
+    /// `--wal`: switch the database to WAL journal mode first (persistent). Otherwise the
+    /// journal mode is never changed.
+    public var wal = false
+    /// Stops the run from another thread (signal handlers).
+    public var cancellation: Cancellation?
+
+    /// What a bad record (unparseable, mistyped, refused by a constraint) does.
+    public enum ErrorPolicy: String, Sendable, CaseIterable {
+        /// Nothing is committed (with `--commit-every`, nothing after the last commit).
+        case abort
+        /// Good records are applied; bad ones go to the rejects file.
+        case skip
+    }
 
     public init(inputs: [String], databasePath: String) {
         self.inputs = inputs
@@ -58,6 +82,10 @@ public enum ImportError: Error, Sendable, CustomStringConvertible {
     case conflictingOptions(String)
     case emptyRecord(SourcePosition)
     case invalidFieldName(name: String, reason: String)
+    /// The run was stopped by a signal; the open transaction was rolled back.
+    case interrupted(signal: Int32)
+    case tooManyRejects(limit: Int, last: String)
+    case inputChangedSinceInterruptedRun(path: String)
 
     public var description: String {
         switch self {
@@ -71,6 +99,12 @@ public enum ImportError: Error, Sendable, CustomStringConvertible {
             return "\(position): the record has no field the table can store; check the input or use --alter"
         case .invalidFieldName(let name, let reason):
             return "field name \(SQLIdentifier.quote(name)) \(reason); rename it in the input"
+        case .interrupted(let signal):
+            return "interrupted by signal \(signal); the open transaction was rolled back (with --commit-every, what was committed stays: re-run with --resume)"
+        case .tooManyRejects(let limit, let last):
+            return "more than \(limit) records were rejected (--max-errors \(limit)); the run was rolled back. Last: \(last)"
+        case .inputChangedSinceInterruptedRun(let path):
+            return "\(path) has changed since the interrupted run (size or first MiB differ), so --resume cannot continue it; re-run without --resume (upserts are idempotent)"
         }
     }
 }

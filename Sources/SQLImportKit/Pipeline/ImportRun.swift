@@ -9,6 +9,7 @@ final class ImportRun {
     let db: Database
     let table: String
     let source: BatchSource
+    let transaction: RunTransaction
     var summary: ImportSummary
     let progress: ((ImportProgress) -> Void)?
 
@@ -25,7 +26,22 @@ final class ImportRun {
     /// Table column of each mapped input column, by column number; nil when dropped.
     private var tableColumnOfInput: [Int?] = []
 
-    init(options: ImportOptions, db: Database, table: String, source: BatchSource, summary: ImportSummary, progress: ((ImportProgress) -> Void)?) {
+    // Checkpoints (--commit-every) and --resume.
+    private var rowsSinceCommit = 0
+    private var committedRowsOfInput: [Int: Int] = [:]
+    private var fingerprints: [Int: RunLog.Fingerprint] = [:]
+    private var resumeEntries: [String: RunLog.Entry] = [:]
+    /// Records of input `i` before this decompressed offset were committed by the
+    /// interrupted run, and are skipped.
+    private var resumeOffsetOfInput: [Int: Int64] = [:]
+    private var countsAtLastCommit = OutcomeCounts()
+    private var rejectsFile: RejectsFile?
+
+    init(
+        options: ImportOptions, db: Database, table: String, source: BatchSource, transaction: RunTransaction, summary: ImportSummary,
+        progress: ((ImportProgress) -> Void)?
+    ) {
+        self.transaction = transaction
         self.options = options
         self.db = db
         self.table = table
@@ -37,11 +53,24 @@ final class ImportRun {
     func close() {
         session?.close()
         session = nil
+        rejectsFile?.close()
+    }
+
+    /// The summary of a run that failed: what was read, and the counts as of the last
+    /// commit (nothing, without --commit-every).
+    var summaryAfterFailure: ImportSummary {
+        var failed = summary
+        let read = summary.counts.read
+        failed.counts = countsAtLastCommit
+        failed.counts.read = read
+        return failed
     }
 
     // MARK: - Run
 
     func execute() throws {
+        if let path = options.rejectsPath { rejectsFile = try RejectsFile(path: path) }
+        if options.commitEvery != nil { try prepareRunLog() }
         if let existing = try TableSchema.read(db, table: table) {
             schema = existing
             tableIsReal = true
@@ -51,12 +80,14 @@ final class ImportRun {
         var sample: [RecordBatch] = []
         var sampleRows = 0
         loop: while let item = source.next() {
+            try checkCancellation()
             switch item {
-            case .opened(_, let description):
+            case .opened(let index, let description):
                 inputNames.append(description.path)
                 summary.inputs.append(description)
+                try resumeInput(index, path: description.path)
             case .batch(let batch):
-                account(batch)
+                try account(batch)
                 if schema == nil {
                     sample.append(batch)
                     sampleRows += batch.rowCount
@@ -76,6 +107,7 @@ final class ImportRun {
                 break loop
             }
         }
+        try checkCancellation()
         if schema == nil {
             if columnNames.isEmpty {
                 summary.warnings.append("the input holds no fields; table \(SQLIdentifier.quote(table)) was not created")
@@ -87,9 +119,78 @@ final class ImportRun {
         finishSummary()
     }
 
-    private func account(_ batch: RecordBatch) {
+    private func checkCancellation() throws {
+        if let signal = options.cancellation?.signal { throw ImportError.interrupted(signal: signal) }
+    }
+
+    // MARK: - Checkpoints and resume
+
+    /// Creates `_sqlimport_runs` and decides whether this run continues an interrupted one:
+    /// only with --resume, and only when some input of the last run did not finish.
+    private func prepareRunLog() throws {
+        try RunLog.ensureTable(db)
+        for (index, path) in options.inputs.enumerated() where path != "-" {
+            fingerprints[index] = try RunLog.Fingerprint(path: path)
+        }
+        let entries = try RunLog.entries(db, target: table)
+        let previous = options.inputs.compactMap { entries[$0] }
+        if options.resume, !previous.isEmpty, !previous.allSatisfy(\.finished) {
+            resumeEntries = entries
+        } else if options.resume {
+            summary.warnings.append("--resume: no interrupted run of these inputs into \(SQLIdentifier.quote(table)); importing from the start")
+        }
+    }
+
+    private func resumeInput(_ index: Int, path: String) throws {
+        guard let entry = resumeEntries[path] else {
+            if options.commitEvery != nil { try saveProgress(input: index, offset: 0, finished: false) }
+            return
+        }
+        guard entry.fingerprint == fingerprints[index] else { throw ImportError.inputChangedSinceInterruptedRun(path: path) }
+        resumeOffsetOfInput[index] = entry.finished ? Int64.max : entry.committedOffset
+        committedRowsOfInput[index] = entry.committedRows
+        summary.resumedRecords += entry.committedRows
+    }
+
+    private func saveProgress(input: Int, offset: Int64, finished: Bool) throws {
+        guard options.commitEvery != nil, let path = options.inputs[safe: input] else { return }
+        let entry = RunLog.Entry(
+            fingerprint: fingerprints[input] ?? RunLog.Fingerprint(size: -1, headCRC32: 0), committedOffset: offset,
+            committedRows: committedRowsOfInput[input, default: 0], finished: finished)
+        try RunLog.save(db, target: table, path: path, entry: entry)
+    }
+
+    /// After a batch: record its end as this input's progress, and commit after every
+    /// --commit-every records read (the reading thread ends batches there).
+    private func afterWriting(_ batch: RecordBatch, rows: Int) throws {
+        guard options.commitEvery != nil else { return }
+        committedRowsOfInput[batch.inputIndex, default: 0] += rows
+        rowsSinceCommit += rows
+        if batch.endsInput || batch.endsCommitInterval {
+            try saveProgress(input: batch.inputIndex, offset: batch.inputBytesConsumed, finished: batch.endsInput)
+        }
+        if batch.endsCommitInterval && rowsSinceCommit > 0 {
+            syncCounts()
+            try transaction.checkpoint()
+            countsAtLastCommit = summary.counts
+            rowsSinceCommit = 0
+        }
+    }
+
+    // MARK: - Rejects
+
+    private func reject(_ record: RejectedRecord) throws {
+        summary.counts.rejected += 1
+        try rejectsFile?.append(record)
+        if let limit = options.maxErrors, summary.counts.rejected > limit {
+            throw ImportError.tooManyRejects(limit: limit, last: "\(record.input):\(record.line): \(record.reason)")
+        }
+    }
+
+    private func account(_ batch: RecordBatch) throws {
         columnNames.append(contentsOf: batch.newColumns)
-        summary.counts.read += batch.rowCount
+        summary.counts.read += batch.rowCount + batch.rejects.count
+        for record in batch.rejects { try reject(record) }
         summary.counts.numbersKeptAsText += batch.numbersKeptAsText
         summary.inputs[batch.inputIndex].bytesRead = batch.inputBytesConsumed
         if let progress {
@@ -285,6 +386,13 @@ final class ImportRun {
             self.target = target
         }
         let session = WriteSession(db: db, schema: schema, target: target, policy: options.merge)
+        if options.onError == .skip {
+            session.onRecordFailure = { [unowned self] error, row, batch in
+                try reject(RejectedRecord(
+                    input: error.position.input, line: error.position.line, byteOffset: error.position.byteOffset,
+                    reason: error.description, record: batch.rawRecord(row: row)))
+            }
+        }
         for (input, column) in tableColumnOfInput.enumerated() {
             if let column { session.map(input: input, toTableColumn: column) }
         }
@@ -312,11 +420,17 @@ final class ImportRun {
         self.session = session
         if batch.bytes.isEmpty { batch.bytes.append(0) }  // a valid base address
         let inputName = inputNames[batch.inputIndex]
+        // Records an interrupted run already committed are passed over.
+        var firstRow = 0
+        if let resumeOffset = resumeOffsetOfInput[batch.inputIndex] {
+            while firstRow < batch.rowCount, batch.byteOffsets[firstRow] < resumeOffset { firstRow += 1 }
+            summary.counts.read -= firstRow
+        }
         try batch.bytes.withUnsafeBufferPointer { buffer in
             let bytes = buffer.baseAddress!
-            var runStart = 0
+            var runStart = firstRow
             var runShape: RowShape?
-            for row in 0 ..< batch.rowCount {
+            for row in firstRow ..< batch.rowCount {
                 let shape = session.shape(of: row, in: batch)
                 if shape.inputColumns.isEmpty { throw ImportError.emptyRecord(batch.position(row: row, inputName: inputName)) }
                 if let filter = session.partialFilter, try !filter.isInside(row: row, of: batch, shape: shape, session: session, bytes: bytes) {
@@ -337,9 +451,11 @@ final class ImportRun {
                 try strategy.write(runStart ..< batch.rowCount, of: batch, shape: runShape, session: session, inputName: inputName, bytes: bytes)
             }
         }
+        try checkCancellation()
+        try afterWriting(batch, rows: batch.rowCount - firstRow)
     }
 
-    private func finishSummary() {
+    private func syncCounts() {
         if let session {
             let counts = session.counts
             summary.counts.inserted = counts.inserted
@@ -347,6 +463,10 @@ final class ImportRun {
             summary.counts.unchanged = counts.unchanged
             summary.counts.skipped = counts.skipped
         }
+    }
+
+    private func finishSummary() {
+        syncCounts()
         if summary.counts.outsidePartialIndex > 0, let target, target.fallbackKey == nil {
             summary.warnings.append(
                 "\(summary.counts.outsidePartialIndex) record(s) fall outside the partial index's predicate (WHERE \(target.predicate ?? "")) and the input supplies no primary key: they were inserted as new rows, and a re-run will insert them again")

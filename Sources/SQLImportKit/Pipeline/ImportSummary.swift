@@ -16,6 +16,8 @@ public struct ImportSummary: Sendable, Codable {
     public var strategyReason: String
     public var rowsPerStatement: Int = 1
     public var counts = OutcomeCounts()
+    /// With --resume: records the interrupted run had committed, not read again.
+    public var resumedRecords = 0
     /// `CREATE TABLE` run (or, with --dry-run, that would run) for a missing table.
     public var createdTable: String?
     public var addedColumns: [String] = []

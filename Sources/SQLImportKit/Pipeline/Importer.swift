@@ -27,48 +27,86 @@ public final class Importer {
         return try database.inDatabase { db in try run(in: db, progress: progress) }
     }
 
-    /// Runs the import on a connection the caller opened (outside any transaction).
-    /// The connection's limits apply: `SQLITE_LIMIT_VARIABLE_NUMBER` sizes multi-row
-    /// statements.
+    /// Runs the import on a connection the caller opened. Inside the caller's open
+    /// transaction the run uses a savepoint. The connection's limits apply:
+    /// `SQLITE_LIMIT_VARIABLE_NUMBER` sizes multi-row statements.
     public func run(in db: Database, progress: ((ImportProgress) -> Void)? = nil) throws -> ImportSummary {
-        guard !options.inputs.isEmpty else { throw ImportError.noInputs }
-        if options.alter && options.ignoreUnknown {
-            throw ImportError.conflictingOptions("--alter and --ignore-unknown contradict each other; choose one")
-        }
+        try validate(nested: db.isInsideTransaction)
         let table = try options.resolvedTable()
+        if options.wal && !options.dryRun {
+            try db.execute(sql: "PRAGMA journal_mode = WAL")
+        }
+        var readerOptions = options.reader
+        readerOptions.skipBadRecords = options.onError == .skip
+        let rowsPerBatch = options.rowsPerBatch
         let reader = BatchReader(
-            paths: options.inputs, options: options.reader, rowsPerBatch: options.rowsPerBatch,
-            spareBatches: (options.inferRows + options.rowsPerBatch - 1) / options.rowsPerBatch)
+            paths: options.inputs, options: readerOptions, rowsPerBatch: rowsPerBatch,
+            spareBatches: (options.inferRows + rowsPerBatch - 1) / rowsPerBatch, keepRaw: options.onError == .skip,
+            cancellation: options.cancellation, commitEvery: options.dryRun ? nil : options.commitEvery)
         reader.start()
         defer { reader.stop() }
-        var summary = try Self.write(from: reader, options: options, table: table, in: db, progress: progress)
+        var summary = ImportSummary(
+            database: options.databasePath, table: table, merge: options.merge.description,
+            strategy: options.strategy.rawValue, strategyReason: "chosen with --strategy")
+        do {
+            try Self.write(from: reader, options: options, table: table, in: db, summary: &summary, progress: progress)
+        } catch {
+            summary.finishedAt = Date()
+            partialSummary = summary
+            throw error
+        }
         summary.finishedAt = Date()
         return summary
     }
 
-    /// Applies every batch of `source` to `table` in one transaction.
+    /// After a failed run: what it had read and committed when it stopped.
+    public private(set) var partialSummary: ImportSummary?
+
+    private func validate(nested: Bool) throws {
+        guard !options.inputs.isEmpty else { throw ImportError.noInputs }
+        if options.alter && options.ignoreUnknown {
+            throw ImportError.conflictingOptions("--alter and --ignore-unknown contradict each other; choose one")
+        }
+        if let every = options.commitEvery {
+            if every < 1 { throw ImportError.conflictingOptions("--commit-every needs a positive number of records") }
+            if nested { throw ImportError.conflictingOptions("--commit-every cannot run inside the caller's transaction; commit it first") }
+            if options.dryRun { throw ImportError.conflictingOptions("--dry-run commits nothing; drop --commit-every") }
+        }
+        if options.resume {
+            guard options.commitEvery != nil else {
+                throw ImportError.conflictingOptions("--resume continues a --commit-every run; pass the same --commit-every again")
+            }
+            if options.inputs.contains("-") {
+                throw ImportError.conflictingOptions("--resume cannot continue standard input, which cannot be read again; import from a file")
+            }
+        }
+        if options.onError == .abort && (options.rejectsPath != nil || options.maxErrors != nil) {
+            throw ImportError.conflictingOptions("--rejects and --max-errors go with --on-error skip")
+        }
+    }
+
+    /// Applies every batch of `source` to `table`, in one transaction or, with
+    /// `commitEvery`, in checkpointed ones.
     static func write(
-        from source: BatchSource, options: ImportOptions, table: String, in db: Database, progress: ((ImportProgress) -> Void)?
-    ) throws -> ImportSummary {
-        var summary = ImportSummary(
-            database: options.databasePath, table: table, merge: options.merge.description,
-            strategy: options.strategy.rawValue, strategyReason: "chosen with --strategy")
+        from source: BatchSource, options: ImportOptions, table: String, in db: Database, summary: inout ImportSummary,
+        progress: ((ImportProgress) -> Void)?
+    ) throws {
         summary.dryRun = options.dryRun
-        // A caller's open transaction gets a savepoint; otherwise take the write lock
-        // up front, so that a busy database fails before any work is done.
-        let scope: (() throws -> Database.TransactionCompletion) throws -> Void = { body in
-            if db.isInsideTransaction { try db.inSavepoint(body) } else { try db.inTransaction(options.dryRun ? .deferred : .immediate, body) }
-        }
-        try scope {
-            let pragmas = try BulkPragmas(db, cacheSizeMiB: options.cacheSizeMiB)
-            defer { pragmas.restore(db) }
-            let run = ImportRun(options: options, db: db, table: table, source: source, summary: summary, progress: progress)
-            defer { run.close() }
+        let pragmas = try BulkPragmas(db, cacheSizeMiB: options.cacheSizeMiB)
+        defer { pragmas.restore(db) }
+        let transaction = RunTransaction(db: db, readOnly: options.dryRun)
+        try transaction.begin()
+        let run = ImportRun(options: options, db: db, table: table, source: source, transaction: transaction, summary: summary, progress: progress)
+        defer { run.close() }
+        do {
             try run.execute()
+            if options.dryRun { transaction.rollback() } else { try transaction.commit() }
             summary = run.summary
-            return options.dryRun ? .rollback : .commit
+        } catch {
+            transaction.rollback()
+            summary = run.summaryAfterFailure
+            throw error
         }
-        return summary
     }
 }
 
@@ -97,7 +135,7 @@ struct BulkPragmas {
         cacheSize = try Int.fetchOne(db, sql: "PRAGMA cache_size") ?? -2000
         tempStore = try Int.fetchOne(db, sql: "PRAGMA temp_store") ?? 0
         try db.execute(sql: "PRAGMA cache_size = \(-max(cacheSizeMiB, 1) * 1024)")
-        try db.execute(sql: "PRAGMA temp_store = MEMORY")
+        try? db.execute(sql: "PRAGMA temp_store = MEMORY")
     }
 
     func restore(_ db: Database) {

@@ -18,6 +18,9 @@ final class DelimitedReader: RecordReader {
     private var fieldColumns: [Int] = []
     private var headerRead = false
     private var fieldStarts: [(start: Int, length: Int, quoted: Bool)] = []
+    /// The first invalid UTF-8 byte of the record being scanned, and its field. The scan
+    /// goes on to the record's end, so that the record can be set aside whole.
+    private var invalidUTF8: (at: Int, field: Int)?
 
     init(buffer: InputBuffer, options: ReaderOptions, namer: ColumnNamer, keepRaw: Bool, delimiter: UInt8) {
         self.buffer = buffer
@@ -37,7 +40,7 @@ final class DelimitedReader: RecordReader {
 
     func fill(_ batch: RecordBatch, maxRows: Int, maxBytes: Int) throws(ReaderError) -> Bool {
         var scratch: [UInt8] = []
-        while batch.rowCount < maxRows && batch.bytes.count < maxBytes {
+        while batch.recordCount < maxRows && batch.bytes.count < maxBytes {
             // Parse one record's fields into `scratch`, reading more input until it is whole.
             var recordEnd = 0
             var shift = 0
@@ -48,6 +51,7 @@ final class DelimitedReader: RecordReader {
                 }
                 scratch.removeAll(keepingCapacity: true)
                 fieldStarts.removeAll(keepingCapacity: true)
+                invalidUTF8 = nil
                 let failure: Failure
                 do {
                     recordEnd = try scanRecord(into: &scratch)
@@ -78,13 +82,27 @@ final class DelimitedReader: RecordReader {
             }
             if !headerRead {
                 headerRead = true
+                if invalidUTF8 != nil, options.hasHeader {
+                    throw .badHeader(input: buffer.input.name, reason: "line \(recordLine) is not valid UTF-8")
+                }
                 try readHeader(scratch, line: recordLine, batch: batch)
                 if options.hasHeader { continue }
             }
             if fieldStarts.count == 1, fieldStarts[0].length == 0, !fieldStarts[0].quoted { continue }  // blank line
             let position = SourcePosition(input: buffer.input.name, line: recordLine, byteOffset: buffer.absoluteOffset(recordStart))
-            guard fieldStarts.count == fieldColumns.count else {
-                throw .raggedRow(position, expected: fieldColumns.count, found: fieldStarts.count)
+            var failure: ReaderError?
+            if let invalid = invalidUTF8 {
+                let errorLine = recordLine + countNewlines(buffer.storage, from: recordStart, to: invalid.at)
+                failure = .malformedRecord(
+                    SourcePosition(input: buffer.input.name, line: errorLine, byteOffset: buffer.absoluteOffset(invalid.at)),
+                    field: fieldName(invalid.field), reason: "invalid UTF-8 byte \(JSONScanner.describe(buffer.storage[invalid.at]))")
+            } else if fieldStarts.count != fieldColumns.count {
+                failure = .raggedRow(position, expected: fieldColumns.count, found: fieldStarts.count)
+            }
+            if let failure {
+                guard options.skipBadRecords else { throw failure }
+                batch.reject(failure, at: position, raw: UnsafeRawBufferPointer(start: buffer.storage + recordStart, count: recordEnd - recordStart))
+                continue
             }
             batch.beginRow()
             scratch.withUnsafeBufferPointer { fields in
@@ -185,7 +203,7 @@ final class DelimitedReader: RecordReader {
                         case .incomplete:
                             if final { fallthrough } else { throw .needMoreData }
                         case .invalid:
-                            throw .syntax("invalid UTF-8 byte \(JSONScanner.describe(byte))", at: index, field: fieldStarts.count)
+                            if invalidUTF8 == nil { invalidUTF8 = (index, fieldStarts.count) }
                         }
                     }
                     output.append(byte)
@@ -204,7 +222,7 @@ final class DelimitedReader: RecordReader {
                         case .incomplete:
                             if final { fallthrough } else { throw .needMoreData }
                         case .invalid:
-                            throw .syntax("invalid UTF-8 byte \(JSONScanner.describe(byte))", at: index, field: fieldStarts.count)
+                            if invalidUTF8 == nil { invalidUTF8 = (index, fieldStarts.count) }
                         }
                     }
                     index += 1

@@ -48,6 +48,10 @@ public struct ReaderOptions: Sendable {
     public var maxRecordBytes = 256 << 20
     /// JSON deeper than this is refused.
     public var maxDepth = 512
+    /// Set a malformed record aside (in `RecordBatch.rejects`) instead of failing, where
+    /// the reader can find where it ends: a JSON Lines line, a CSV record with the wrong
+    /// field count or invalid UTF-8, a JSON array element that is not an object.
+    public var skipBadRecords = false
 
     public init() {}
 }

@@ -43,7 +43,7 @@ final class JSONArrayReader: RecordReader {
     }
 
     func fill(_ batch: RecordBatch, maxRows: Int, maxBytes: Int) throws(ReaderError) -> Bool {
-        while batch.rowCount < maxRows && batch.bytes.count < maxBytes {
+        while batch.recordCount < maxRows && batch.bytes.count < maxBytes {
             let byte = try nextSignificantByte()
             switch state {
             case .beforeDocument:
@@ -109,6 +109,14 @@ final class JSONArrayReader: RecordReader {
                 continue  // now at EOF: the next pass reports the truncation
             } catch {
                 batch.discardRow()
+                if case .notAnObject(let found, _) = error, options.skipBadRecords {
+                    // The element was read whole, so reading can go on after it.
+                    let raw = UnsafeRawBufferPointer(start: buffer.storage + buffer.start, count: scanner.index - buffer.start)
+                    batch.reject(.notAnObject(position, found: found), at: position, raw: raw)
+                    line += countNewlines(buffer.storage, from: buffer.start, to: scanner.index)
+                    buffer.start = scanner.index
+                    return
+                }
                 let start = buffer.start
                 let base = buffer.storage
                 let recordLine = line

@@ -24,7 +24,7 @@ final class JSONLinesReader: RecordReader {
 
     func fill(_ batch: RecordBatch, maxRows: Int, maxBytes: Int) throws(ReaderError) -> Bool {
         var searchFrom = buffer.start
-        while batch.rowCount < maxRows && batch.bytes.count < maxBytes {
+        while batch.recordCount < maxRows && batch.bytes.count < maxBytes {
             let base = buffer.storage
             var lineEnd: Int
             if let found = memchr(base + searchFrom, 0x0A, buffer.end - searchFrom) {
@@ -71,9 +71,14 @@ final class JSONLinesReader: RecordReader {
         } catch {
             batch.discardRow()
             let recordLine = line
-            throw error.readerError(
+            let failure = error.readerError(
                 input: buffer.input.name, recordLine: recordLine, lineOf: { _ in recordLine },
                 offsetOf: { self.buffer.absoluteOffset(from + $0) }, field: scanner.currentField)
+            // A line is a record: a bad one can be set aside and reading goes on.
+            guard options.skipBadRecords else { throw failure }
+            let start = SourcePosition(input: buffer.input.name, line: recordLine, byteOffset: buffer.absoluteOffset(from))
+            batch.reject(failure, at: start, raw: UnsafeRawBufferPointer(lineBuffer))
+            return
         }
         batch.commitRow(line: line, byteOffset: buffer.absoluteOffset(from))
         if keepRaw { batch.appendRaw(UnsafeRawBufferPointer(lineBuffer)) }

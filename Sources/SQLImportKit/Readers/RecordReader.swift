@@ -52,7 +52,7 @@ extension JSONScanner.Failure {
         case .syntax(let reason, let at):
             return .malformedRecord(SourcePosition(input: input, line: lineOf(at), byteOffset: offsetOf(at)), field: field, reason: reason)
         case .notAnObject(let found, let at):
-            return .notAnObject(SourcePosition(input: input, line: recordLine, byteOffset: offsetOf(at)), found: found)
+            return .notAnObject(SourcePosition(input: input, line: recordLine, byteOffset: offsetOf(0)), found: found)
         case .tooDeep(let limit, let at):
             return .nestingTooDeep(SourcePosition(input: input, line: lineOf(at), byteOffset: offsetOf(at)), limit: limit)
         }

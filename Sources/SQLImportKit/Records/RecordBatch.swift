@@ -22,10 +22,15 @@ public final class RecordBatch: @unchecked Sendable {
     public internal(set) var rawBytes: [UInt8] = []
     public internal(set) var rawRanges: [Range<Int>] = []
     var keepRawRecords = false
+    /// Records the reader set aside (`ReaderOptions.skipBadRecords`).
+    public internal(set) var rejects: [RejectedRecord] = []
     /// Decompressed bytes of input consumed up to the end of this batch.
     public internal(set) var inputBytesConsumed: Int64 = 0
     /// True when this batch ends its input.
     public internal(set) var endsInput = false
+    /// True when the run's record count reaches a multiple of `--commit-every` at the end
+    /// of this batch: the writer commits after it.
+    public internal(set) var endsCommitInterval = false
 
     private var currentRowStart = 0
     private var currentBytesStart = 0
@@ -33,6 +38,9 @@ public final class RecordBatch: @unchecked Sendable {
     public init() {}
 
     public var rowCount: Int { rowStarts.count }
+
+    /// Records read into this batch: rows, and records set aside by the reader.
+    public var recordCount: Int { rowStarts.count + rejects.count }
 
     @inline(__always) public func rowEnd(_ row: Int) -> Int {
         row + 1 < rowStarts.count ? rowStarts[row + 1] : cells.count
@@ -74,7 +82,9 @@ public final class RecordBatch: @unchecked Sendable {
         rawBytes.removeAll(keepingCapacity: true)
         rawRanges.removeAll(keepingCapacity: true)
         numbersKeptAsText = 0
+        rejects.removeAll()
         endsInput = false
+        endsCommitInterval = false
         self.inputIndex = inputIndex
     }
 
@@ -106,6 +116,13 @@ public final class RecordBatch: @unchecked Sendable {
     @inline(__always) func discardRow() {
         cells.removeSubrange(currentRowStart...)
         bytes.removeSubrange(currentBytesStart...)
+    }
+
+    /// Sets aside a record the reader could not read; `position` is where it starts.
+    func reject(_ error: ReaderError, at position: SourcePosition, raw: UnsafeRawBufferPointer) {
+        rejects.append(RejectedRecord(
+            input: position.input, line: position.line, byteOffset: position.byteOffset, reason: error.description,
+            record: String(decoding: raw, as: UTF8.self)))
     }
 
     func appendRaw(_ record: UnsafeRawBufferPointer) {

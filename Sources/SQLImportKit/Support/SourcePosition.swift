@@ -14,3 +14,9 @@ public struct SourcePosition: Sendable, Hashable, CustomStringConvertible {
     /// `items.jsonl:12 (byte 3456)`
     public var description: String { "\(input):\(line) (byte \(byteOffset))" }
 }
+
+extension Array {
+    subscript(safe index: Int) -> Element? {
+        indices.contains(index) ? self[index] : nil
+    }
+}

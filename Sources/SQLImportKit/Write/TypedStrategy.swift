@@ -9,18 +9,19 @@ struct TypedStrategy: WriteStrategy {
     func write(_ rows: Range<Int>, of batch: RecordBatch, shape: RowShape, session: WriteSession, inputName: String, bytes: UnsafePointer<UInt8>) throws {
         let statement = try session.statement(for: shape, rows: 1)
         let schema = session.schema
-        for row in rows {
+        rows: for row in rows {
             for (position, input) in shape.inputColumns.enumerated() {
                 let column = schema.columns[shape.tableColumns[position]]
                 let cell = batch.cell(row: row, column: input)
                 if let reason = Self.check(cell, column: column, strict: schema.isStrict, isRowidAlias: schema.rowidAlias == column.name, batch: batch, session: session) {
-                    throw WriteError(position: batch.position(row: row, inputName: inputName), reason: reason)
+                    try session.fail(WriteError(position: batch.position(row: row, inputName: inputName), reason: reason), row: row, batch: batch)
+                    continue rows
                 }
             }
             do {
                 try session.execute(statement, shape: shape, rows: row ..< row + 1, batch: batch, bytes: bytes)
             } catch {
-                throw session.recordError(error, row: row, shape: shape, batch: batch, inputName: inputName)
+                try session.fail(session.recordError(error, row: row, shape: shape, batch: batch, inputName: inputName), row: row, batch: batch)
             }
         }
     }

@@ -17,6 +17,9 @@ final class WriteSession {
     private var shapes: [[Int]: RowShape] = [:]
     private var lastShape: RowShape?
     private var shapeKey: [Int] = []
+    /// Called for a record SQLite or a check refused, when the run sets bad records aside
+    /// (`--on-error skip`); nil makes the failure end the run.
+    var onRecordFailure: ((WriteError, Int, RecordBatch) throws -> Void)?
     /// Decides which rows fall outside a partial conflict index.
     private(set) var partialFilter: PartialPredicateFilter?
     /// `sqlite3_limit(SQLITE_LIMIT_VARIABLE_NUMBER)`, read at run time.
@@ -141,6 +144,17 @@ final class WriteSession {
         } else {
             inserted += changes - (counters.updated - before.updated)
         }
+    }
+
+    /// Reports a failed record: sets it aside when the run allows it, else throws. Only
+    /// data errors can be set aside; an I/O error, a full disk or a busy database ends
+    /// the run whatever the policy.
+    func fail(_ error: WriteError, row: Int, batch: RecordBatch) throws {
+        guard let onRecordFailure else { throw error }
+        if case .sqlite(let code, _) = error.reason, ![SQLITE_CONSTRAINT, SQLITE_MISMATCH, SQLITE_TOOBIG, SQLITE_RANGE].contains(code & 0xFF) {
+            throw error
+        }
+        try onRecordFailure(error, row, batch)
     }
 
     /// Binds the values of `row` to parameters `parameter`, `parameter + 1`, ...

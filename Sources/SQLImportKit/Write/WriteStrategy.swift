@@ -44,7 +44,7 @@ struct CachedStatementStrategy: WriteStrategy {
             do {
                 try session.execute(statement, shape: shape, rows: row ..< row + 1, batch: batch, bytes: bytes)
             } catch {
-                throw session.recordError(error, row: row, shape: shape, batch: batch, inputName: inputName)
+                try session.fail(session.recordError(error, row: row, shape: shape, batch: batch, inputName: inputName), row: row, batch: batch)
             }
         }
     }

@@ -1,0 +1,38 @@
+import Foundation
+
+/// A record set aside by `--on-error skip`.
+public struct RejectedRecord: Sendable, Codable {
+    public var input: String
+    public var line: Int
+    public var byteOffset: Int64
+    public var reason: String
+    /// The record's raw text, as read.
+    public var record: String?
+}
+
+/// Appends rejected records to `--rejects FILE`, one JSON object per line.
+final class RejectsFile {
+    private let handle: FileHandle
+    private let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
+    init(path: String) throws {
+        guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
+            throw InputError.unreadable(path: path, reason: "cannot create the rejects file")
+        }
+        self.handle = handle
+    }
+
+    func append(_ record: RejectedRecord) throws {
+        var data = try encoder.encode(record)
+        data.append(0x0A)
+        try handle.write(contentsOf: data)
+    }
+
+    func close() {
+        try? handle.close()
+    }
+}

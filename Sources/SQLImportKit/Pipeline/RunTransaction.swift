@@ -1,0 +1,56 @@
+import GRDB
+
+/// The transaction a run writes in.
+///
+/// - By default one `BEGIN IMMEDIATE` for the whole run: the write lock is taken before
+///   any work, so a busy database fails at once, and a failure or a kill leaves the
+///   database exactly as it was.
+/// - With `--commit-every`, `checkpoint()` commits and begins again.
+/// - Inside a caller's open transaction (the Swift API), a savepoint.
+final class RunTransaction {
+    private let db: Database
+    private let nested: Bool
+    private let readOnly: Bool
+    private var open = false
+
+    init(db: Database, readOnly: Bool) {
+        self.db = db
+        nested = db.isInsideTransaction
+        self.readOnly = readOnly
+    }
+
+    var canCheckpoint: Bool { !nested }
+
+    func begin() throws {
+        if nested {
+            try db.execute(sql: "SAVEPOINT sqlimport")
+        } else {
+            try db.execute(sql: readOnly ? "BEGIN DEFERRED" : "BEGIN IMMEDIATE")
+        }
+        open = true
+    }
+
+    func commit() throws {
+        try db.execute(sql: nested ? "RELEASE sqlimport" : "COMMIT")
+        open = false
+    }
+
+    /// Commits what was done so far and begins a new transaction.
+    func checkpoint() throws {
+        precondition(!nested, "checkpoints need a transaction of the run's own")
+        try commit()
+        try begin()
+    }
+
+    /// Undoes everything since the last commit. Never throws: it runs on error paths.
+    func rollback() {
+        guard open else { return }
+        open = false
+        if nested {
+            try? db.execute(sql: "ROLLBACK TO sqlimport")
+            try? db.execute(sql: "RELEASE sqlimport")
+        } else if db.isInsideTransaction {
+            try? db.execute(sql: "ROLLBACK")
+        }
+    }
+}

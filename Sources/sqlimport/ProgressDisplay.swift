@@ -1,0 +1,69 @@
+import Foundation
+import SQLImportKit
+
+/// The progress line on stderr: bytes, rows, rate and ETA for a file of known size;
+/// rows and rows/s for standard input or compressed input. Redrawn at most 5 times a
+/// second, and erased at the end.
+final class ProgressDisplay {
+    private let started = Date()
+    private var lastDraw = Date.distantPast
+    private var drawn = false
+
+    /// Shown on a terminal, or everywhere with --progress; never with --quiet.
+    static func isWanted(forced: Bool, quiet: Bool) -> Bool {
+        !quiet && (forced || isatty(STDERR_FILENO) == 1)
+    }
+
+    func update(_ progress: ImportProgress) {
+        let now = Date()
+        guard now.timeIntervalSince(lastDraw) >= 0.2 else { return }
+        lastDraw = now
+        let elapsed = max(now.timeIntervalSince(started), 0.001)
+        let rate = Double(progress.rowsRead) / elapsed
+        var line = "\(SummaryFormatter.grouped(progress.rowsRead)) rows · \(SummaryFormatter.abbreviated(rate)) rows/s"
+        if let total = progress.totalBytes, total > 0 {
+            let fraction = min(Double(progress.bytesRead) / Double(total), 1)
+            let remaining = fraction > 0 ? elapsed * (1 - fraction) / fraction : 0
+            line = String(format: "%5.1f%% · %@ / %@ MB · ", fraction * 100, megabytes(progress.bytesRead), megabytes(total))
+                + line + String(format: " · ETA %.0f s", remaining)
+        }
+        FileHandle.standardError.write(Data(("\r\u{1B}[K" + line).utf8))
+        drawn = true
+    }
+
+    func finish() {
+        if drawn { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+    }
+
+    private func megabytes(_ bytes: Int64) -> String {
+        String(format: "%.1f", Double(bytes) / 1_000_000)
+    }
+}
+
+/// SIGINT and SIGTERM stop the run cleanly instead of killing the process: reading
+/// stops, the open transaction rolls back, the summary is printed, and the exit code is
+/// 130 or 143.
+enum SignalHandlers {
+    nonisolated(unsafe) private static var sources: [DispatchSourceSignal] = []
+
+    static func install(_ cancellation: Cancellation) {
+        for number in [SIGINT, SIGTERM] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { cancellation.cancel(signal: number) }
+            source.resume()
+            sources.append(source)
+        }
+    }
+}
+
+/// Standard output that treats a closed pipe (`sqlimport ... | head`) as a clean end.
+enum StandardOutput {
+    static func write(_ text: String) {
+        do {
+            try FileHandle.standardOutput.write(contentsOf: Data(text.utf8))
+        } catch {
+            exit(0)
+        }
+    }
+}

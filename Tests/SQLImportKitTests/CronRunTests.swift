@@ -1,0 +1,264 @@
+import Foundation
+import GRDB
+import Testing
+@testable import SQLImportKit
+
+/// Unattended runs: all-or-nothing, checkpoints and resume, rejects, exit codes,
+/// signals, locks and concurrent readers. These run the built binary.
+@Suite(.serialized) struct CronRunTests {
+    static let schema = try! String(contentsOf: TestSupport.fixtures.appendingPathComponent("items.schema.sql"), encoding: .utf8)
+
+    /// `count` seeds-schema records, ~2% with a null remoteID.
+    static func itemsJSONL(_ count: Int, offset: Int = 0) -> String {
+        var text = ""
+        text.reserveCapacity(count * 120)
+        for i in offset ..< offset + count {
+            let remote = i % 50 == 7 ? "null" : "\"r\(i)\""
+            text += #"{"id":"id-\#(i)","name":"item \#(i), \"quoted\" ✓","libraryID":\#(i % 7),"remoteID":\#(remote),"notes":"n\#(i % 13)","updatedAt":"2026-11-\#(10 + i % 9)"}"#
+            text += "\n"
+        }
+        return text
+    }
+
+    struct Workspace {
+        let directory = TestSupport.temporaryDirectory()
+        var database: String { directory.appendingPathComponent("app.db").path }
+        init() throws { try TestSupport.createDatabase(database, schema: CronRunTests.schema) }
+        func file(_ name: String, _ text: String) -> String { TestSupport.write(text, to: directory.appendingPathComponent(name)) }
+        func count() throws -> Int { try DatabaseQueue(path: database).read { try Int.fetchOne($0, sql: "SELECT count(*) FROM items")! } }
+        func integrity() throws -> String { try DatabaseQueue(path: database).read { try String.fetchOne($0, sql: "PRAGMA integrity_check")! } }
+        /// Files left next to the database other than the database and inputs.
+        func strayFiles() throws -> [String] {
+            try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("app.db-") }
+        }
+        func cleanUp() { TestSupport.remove(directory) }
+    }
+
+    /// Starts the binary without waiting for it.
+    static func launch(_ arguments: [String], in directory: URL) throws -> Process {
+        let process = Process()
+        process.executableURL = TestSupport.executable
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
+    // MARK: - Kills
+
+    @Test func sigkillMidImportLeavesTheDatabaseUnchanged() throws {
+        let workspace = try Workspace()
+        defer { workspace.cleanUp() }
+        let seed = workspace.file("seed.jsonl", Self.itemsJSONL(100))
+        #expect(try TestSupport.run([seed, "--db", workspace.database, "--table", "items", "--upsert", "id"], in: workspace.directory).status == 0)
+        let before = try TestSupport.dump(workspace.database)
+        let big = workspace.file("big.jsonl", Self.itemsJSONL(300_000))
+        for delay in [0.3, 0.8, 1.5] {
+            let process = try Self.launch([big, "--db", workspace.database, "--table", "items", "--upsert", "libraryID,remoteID"], in: workspace.directory)
+            Thread.sleep(forTimeInterval: delay)
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            // Opening the database rolls the hot journal back.
+            #expect(try workspace.integrity() == "ok")
+            #expect(try TestSupport.dump(workspace.database) == before, "killed after \(delay) s")
+        }
+    }
+
+    @Test func sigkillWithCommitEveryThenResumeEqualsACleanImport() throws {
+        let workspace = try Workspace()
+        defer { workspace.cleanUp() }
+        let big = workspace.file("big.jsonl", Self.itemsJSONL(200_000))
+        let arguments = [big, "--db", workspace.database, "--table", "items", "--upsert", "libraryID,remoteID", "--commit-every", "20000"]
+        let process = try Self.launch(arguments, in: workspace.directory)
+        // Wait for at least one checkpoint, then kill.
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline, (try? workspace.count()) ?? 0 == 0 { Thread.sleep(forTimeInterval: 0.05) }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(try workspace.integrity() == "ok")
+        let committed = try workspace.count()
+        #expect(committed > 0)
+        #expect(committed % 20000 == 0, "only whole checkpoints are committed")
+        let progress = try DatabaseQueue(path: workspace.database).read { try Row.fetchOne($0, sql: "SELECT committed_rows, finished FROM _sqlimport_runs")! }
+        #expect(progress["committed_rows"] as Int == committed)
+        let resumed = try TestSupport.run(arguments + ["--resume", "--report", "-"], in: workspace.directory)
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        let report = try JSONSerialization.jsonObject(with: Data(resumed.stdout.utf8)) as! [String: Any]
+        #expect(report["resumedRecords"] as? Int == committed)
+        #expect((report["counts"] as! [String: Int])["inserted"] == 200_000 - committed)
+        // The final database equals a clean import.
+        let clean = try Workspace()
+        defer { clean.cleanUp() }
+        #expect(try TestSupport.run([big, "--db", clean.database, "--table", "items", "--upsert", "libraryID,remoteID"], in: clean.directory).status == 0)
+        #expect(try DatabaseQueue(path: workspace.database).read { try String.fetchAll($0, sql: "SELECT id || name || libraryID || ifnull(remoteID, '-') FROM items ORDER BY id") }
+            == DatabaseQueue(path: clean.database).read { try String.fetchAll($0, sql: "SELECT id || name || libraryID || ifnull(remoteID, '-') FROM items ORDER BY id") })
+        #expect(try workspace.strayFiles().isEmpty)
+    }
+
+    @Test func resumeRefusesAChangedInput() throws {
+        let workspace = try Workspace()
+        defer { workspace.cleanUp() }
+        let input = workspace.file("in.jsonl", Self.itemsJSONL(50))
+        // Simulate an interrupted run's log.
+        try DatabaseQueue(path: workspace.database).write { db in
+            try RunLog.ensureTable(db)
+            try RunLog.save(db, target: "items", path: input, entry: RunLog.Entry(
+                fingerprint: RunLog.Fingerprint(size: 1, headCRC32: 2), committedOffset: 10, committedRows: 1, finished: false))
+        }
+        let result = try TestSupport.run([input, "--db", workspace.database, "--table", "items", "--upsert", "id", "--commit-every", "10", "--resume"], in: workspace.directory)
+        #expect(result.status == 65)
+        #expect(result.stderr.contains("has changed since the interrupted run"))
+        #expect(try workspace.count() == 0)
+    }
+
+    @Test func sigtermRollsBackPrintsTheSummaryAndExits143() throws {
+        let workspace = try Workspace()
+        defer { workspace.cleanUp() }
+        let process = Process()
+        process.executableURL = TestSupport.executable
+        process.arguments = ["-", "--db", workspace.database, "--table", "items", "--upsert", "id"]
+        let input = Pipe()
+        let errors = workspace.directory.appendingPathComponent("stderr.txt")
+        FileManager.default.createFile(atPath: errors.path, contents: nil)
+        process.standardInput = input
+        process.standardError = try FileHandle(forWritingTo: errors)
+        try process.run()
+        input.fileHandleForWriting.write(Data(Self.itemsJSONL(10).utf8))
+        Thread.sleep(forTimeInterval: 0.5)
+        process.terminate()  // SIGTERM, with standard input still open
+        process.waitUntilExit()
+        try? input.fileHandleForWriting.close()
+        #expect(process.terminationStatus == 143)
+        let stderr = try String(contentsOf: errors, encoding: .utf8)
+        #expect(stderr.contains("interrupted by signal 15"))
+        #expect(stderr.contains("items: "))
+        #expect(try workspace.count() == 0)
+    }
+
+    // MARK: - Bad records
+
+    @Test func rejectsFilePointsAtTheRightLinesAndExitIs2() throws {
+        let workspace = try Workspace()
+        defer { workspace.cleanUp() }
+        var lines = Self.itemsJSONL(10).split(separator: "\n").map(String.init)
+        lines[2] = #"{"id":"bad-json","name":"#  // unparseable
+        lines[5] = #"{"id":"no-library","name":"x","remoteID":"q","updatedAt":"2026-01-01","libraryID":null}"#  // NOT NULL
+        lines[8] = #"{"id":"wrong-type","name":"x","remoteID":"w","updatedAt":"2026-01-01","libraryID":"seven"}"#  // STRICT
+        let input = workspace.file("in.jsonl", lines.joined(separator: "\n") + "\n")
+        let rejects = workspace.directory.appendingPathComponent("rejects.jsonl").path
+        for strategy in ["typed", "cached", "multirow"] {
+            try? FileManager.default.removeItem(atPath: rejects)
+            let result = try TestSupport.run([input, "--db", workspace.database, "--table", "items", "--upsert", "id", "--on-error", "skip", "--rejects", rejects, "--strategy", strategy], in: workspace.directory)
+            #expect(result.status == 2, "\(strategy): \(result.stderr)")
+            let records = try String(contentsOfFile: rejects, encoding: .utf8).split(separator: "\n").map {
+                try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any]
+            }
+            #expect(records.map { $0["line"] as! Int } == [3, 6, 9], "\(strategy)")
+            #expect(records.map { $0["record"] as! String } == [lines[2], lines[5], lines[8]])
+            #expect(records.allSatisfy { ($0["input"] as! String) == input && $0["byteOffset"] is Int && $0["reason"] is String })
+            #expect(try workspace.count() == 7)
+        }
+    }
+
+    @Test func maxErrorsAbortsAndRollsBack() throws {
+        let workspace = try Workspace()
+        defer { workspace.cleanUp() }
+        let input = workspace.file("in.jsonl", Self.itemsJSONL(5) + "oops\nnope\n" + Self.itemsJSONL(5, offset: 5))
+        let result = try TestSupport.run([input, "--db", workspace.database, "--table", "items", "--on-error", "skip", "--max-errors", "1"], in: workspace.directory)
+        #expect(result.status == 65)
+        #expect(result.stderr.contains("more than 1 records were rejected"))
+        #expect(try workspace.count() == 0)
+    }
+
+    // MARK: - Report and exit codes
+
+    @Test func reportCountsMatchTheDatabase() throws {
+        let workspace = try Workspace()
+        defer { workspace.cleanUp() }
+        let input = workspace.file("in.jsonl", Self.itemsJSONL(1000))
+        let reportPath = workspace.directory.appendingPathComponent("report.json").path
+        for _ in 0 ..< 2 {  // the second run replaces the first report
+            #expect(try TestSupport.run([input, "--db", workspace.database, "--table", "items", "--upsert", "libraryID,remoteID", "--report", reportPath, "--quiet"], in: workspace.directory).status == 0)
+        }
+        let report = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: reportPath))) as! [String: Any]
+        let counts = report["counts"] as! [String: Int]
+        #expect(counts["read"] == 1000)
+        #expect(counts["unchanged"] == 1000)
+        #expect(counts["outsidePartialIndex"] == 20)
+        #expect(try workspace.count() == 1000)
+        #expect(report["exitCode"] as? Int == 0)
+        #expect(report["strategy"] as? String == "multirow")
+        #expect(report["fallbackKey"] as? [String] == ["id"])
+        let inputs = report["inputs"] as! [[String: Any]]
+        #expect(inputs[0]["format"] as? String == "jsonl")
+        #expect(inputs[0]["bytes"] as? Int == Self.itemsJSONL(1000).utf8.count)
+        #expect(report["rowsPerSecond"] is Double && report["megabytesPerSecond"] is Double && report["startedAt"] is String)
+    }
+
+    @Test func secondWriterHoldingTheLockGivesExit75() throws {
+        let workspace = try Workspace()
+        defer { workspace.cleanUp() }
+        let input = workspace.file("in.jsonl", Self.itemsJSONL(10))
+        let holder = try DatabaseQueue(path: workspace.database)
+        try holder.inDatabase { db in
+            try db.execute(sql: "BEGIN IMMEDIATE")
+            let result = try TestSupport.run([input, "--db", workspace.database, "--table", "items", "--busy-timeout", "300"], in: workspace.directory)
+            #expect(result.status == 75, "\(result.stderr)")
+            #expect(result.stderr.contains("database is locked"))
+            #expect(result.stderr.contains("write lock"))
+            try db.execute(sql: "ROLLBACK")
+        }
+        #expect(try workspace.count() == 0)
+    }
+
+    @Test func fileSizeLimitIsAnIOErrorWithExit74() throws {
+        let workspace = try Workspace()
+        defer { workspace.cleanUp() }
+        let input = workspace.file("in.jsonl", Self.itemsJSONL(20_000))
+        let before = try TestSupport.dump(workspace.database)
+        // RLIMIT_FSIZE makes writes past 256 KiB fail, as a full disk would.
+        let command = "ulimit -f 256; exec '\(TestSupport.executable.path)' in.jsonl --db app.db --table items"
+        let result = try TestSupport.runShell(command, in: workspace.directory)
+        #expect(result.status == 74, "\(result.stderr)")
+        #expect(try workspace.integrity() == "ok")
+        #expect(try TestSupport.dump(workspace.database) == before)
+        _ = input
+    }
+
+    // MARK: - Readers during an import
+
+    @Test func concurrentReaderSeesTheOldStateOrTheNewNeverAMix() throws {
+        let workspace = try Workspace()
+        defer { workspace.cleanUp() }
+        let seed = workspace.file("seed.jsonl", Self.itemsJSONL(1000))
+        #expect(try TestSupport.run([seed, "--db", workspace.database, "--table", "items"], in: workspace.directory).status == 0)
+        let big = workspace.file("big.jsonl", Self.itemsJSONL(100_000, offset: 1000))
+        let observations = workspace.directory.appendingPathComponent("seen.txt").path
+        // A separate reader process polls the row count until told to stop.
+        let script = """
+            import sqlite3, os, time
+            seen = set(); stop = '\(workspace.directory.path)/stop'
+            while not os.path.exists(stop):
+                try:
+                    c = sqlite3.connect('\(workspace.database)', timeout=30)
+                    seen.add(c.execute('SELECT count(*) FROM items').fetchone()[0]); c.close()
+                except sqlite3.OperationalError: pass
+                time.sleep(0.005)
+            open('\(observations)', 'w').write(' '.join(map(str, sorted(seen))))
+            """
+        let reader = Process()
+        reader.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        reader.arguments = ["python3", "-c", script]
+        try reader.run()
+        let result = try TestSupport.run([big, "--db", workspace.database, "--table", "items"], in: workspace.directory)
+        Thread.sleep(forTimeInterval: 0.2)
+        FileManager.default.createFile(atPath: workspace.directory.appendingPathComponent("stop").path, contents: nil)
+        reader.waitUntilExit()
+        #expect(result.status == 0)
+        let seen = try String(contentsOfFile: observations, encoding: .utf8).split(separator: " ").compactMap { Int($0) }
+        #expect(Set(seen).isSubset(of: [1000, 101_000]), "a reader saw \(seen)")
+        #expect(seen.contains(1000))
+    }
+}
