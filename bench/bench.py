@@ -1,0 +1,812 @@
+#!/usr/bin/env python3
+"""Benchmark driver for sqlimport (standard library only).
+
+Normally started by bench/run.sh, which installs the tools and builds the
+binaries first. Configuration comes from the environment:
+
+  N=1000000           rows in the base file (multiple of 10)
+  RUNS=3              timed runs per contender and scenario (median reported)
+  WARMUP=1            untimed warm-up runs before them
+  SEED=42             generator seed
+  SCENARIOS=...       comma list of: first,rerun,delta,csv,parse (default all)
+  CONTENDERS=...      comma list of substrings; only matching contenders run
+  SQLITE_UTILS_N=200000  rows used for sqlite-utils (0 = same N as the others)
+  SQLIMPORT_BIN       the sqlimport binary (default .build/release/sqlimport)
+  CLOADER_BIN         the C loader (default bench/work/cloader)
+  SQLITE_UTILS_BIN    default bench/.venv/bin/sqlite-utils
+  PYTHON              interpreter for the Python contender (default: this one)
+  CACHE_MIB=256       sqlimport's --cache-mib default, for the RSS target
+  RUN_TIMEOUT=3600    seconds before a single run is killed and marked FAILED
+  RESULTS_DIR         default bench/results/<date>[_HHMMSS if taken]
+
+  bench.py                 run the benchmark
+  bench.py --report DIR    rebuild DIR/report.md and DIR/chart.svg from DIR/results.json
+"""
+import datetime
+import json
+import os
+import platform
+import shlex
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+import chart  # noqa: E402
+
+SCHEMA = """CREATE TABLE items (id TEXT PRIMARY KEY NOT NULL, name TEXT NOT NULL DEFAULT '', libraryID INTEGER NOT NULL,
+  remoteID TEXT, notes TEXT, updatedAt TEXT NOT NULL, price REAL, qty INTEGER, active INTEGER, tags TEXT, meta TEXT) STRICT;
+CREATE UNIQUE INDEX idx_items_sync_identity ON items (libraryID, remoteID) WHERE remoteID IS NOT NULL;
+"""
+COLS = ["id", "name", "libraryID", "remoteID", "notes", "updatedAt",
+        "price", "qty", "active", "tags", "meta"]
+ALL_SCENARIOS = ["first", "rerun", "delta", "csv", "parse"]
+SCENARIO_TITLES = {
+    "first": "First load (JSONL into the empty table)",
+    "rerun": "Re-run of the same JSONL file (nothing changes)",
+    "delta": "Delta (10% changed keys + 10% new keys, JSONL)",
+    "csv": "CSV first load (into the empty table)",
+    "parse": "Parse only (sqlimport --dry-run)",
+}
+
+
+def env_int(name, default):
+    v = os.environ.get(name, "")
+    return int(v) if v.strip() else default
+
+
+def rel(p):
+    try:
+        r = os.path.relpath(p, ROOT)
+    except ValueError:
+        return p
+    return p if r.startswith("..") else r
+
+
+def log(*a):
+    print(*a, file=sys.stderr, flush=True)
+
+
+# --------------------------------------------------------------------------
+# configuration
+
+
+class Config:
+    def __init__(self):
+        self.n = env_int("N", 1000000)
+        self.runs = max(1, env_int("RUNS", 3))
+        self.warmup = max(0, env_int("WARMUP", 1))
+        self.seed = env_int("SEED", 42)
+        sc = os.environ.get("SCENARIOS", "").strip()
+        self.scenarios = [s for s in ALL_SCENARIOS if not sc or s in sc.replace(" ", "").split(",")]
+        cf = os.environ.get("CONTENDERS", "").strip()
+        self.contender_filter = [c.strip().lower() for c in cf.split(",") if c.strip()]
+        su = env_int("SQLITE_UTILS_N", 200000)
+        self.su_n = su if 0 < su < self.n else self.n
+        if self.su_n % 10:
+            self.su_n -= self.su_n % 10
+        self.sqlimport = os.environ.get("SQLIMPORT_BIN") or os.path.join(ROOT, ".build/release/sqlimport")
+        self.cloader = os.environ.get("CLOADER_BIN") or os.path.join(HERE, "work/cloader")
+        self.sqlite_utils = os.environ.get("SQLITE_UTILS_BIN") or os.path.join(HERE, ".venv/bin/sqlite-utils")
+        self.python = os.environ.get("PYTHON") or sys.executable
+        self.cache_mib = env_int("CACHE_MIB", 256)
+        self.timeout = env_int("RUN_TIMEOUT", 3600)
+        self.work = os.path.join(HERE, "work")
+        self.data = os.path.join(self.work, "data-n%d-s%d" % (self.n, self.seed))
+        rd = os.environ.get("RESULTS_DIR")
+        if not rd:
+            now = datetime.datetime.now()
+            rd = os.path.join(HERE, "results", now.strftime("%Y-%m-%d"))
+            if os.path.exists(rd):
+                rd += now.strftime("_%H%M%S")
+        self.results = rd
+
+
+# --------------------------------------------------------------------------
+# data and templates
+
+
+def ensure_data(cfg):
+    man_path = os.path.join(cfg.data, "manifest.json")
+    small = cfg.su_n if cfg.su_n < cfg.n else 0
+    if os.path.exists(man_path):
+        with open(man_path) as f:
+            man = json.load(f)
+        import gen
+        if man.get("gen_version") == gen.GEN_VERSION and (man.get("small") or 0) == small:
+            log("data: reusing %s" % rel(cfg.data))
+            return man
+    if os.path.exists(cfg.data):
+        shutil.rmtree(cfg.data)
+    log("data: generating N=%d (seed %d) into %s ..." % (cfg.n, cfg.seed, rel(cfg.data)))
+    cmd = [sys.executable, os.path.join(HERE, "gen.py"), "--n", str(cfg.n), "--seed", str(cfg.seed),
+           "--out", cfg.data]
+    if small:
+        cmd += ["--small", str(small)]
+    subprocess.run(cmd, check=True)
+    with open(man_path) as f:
+        return json.load(f)
+
+
+def checksum(db, man):
+    con = sqlite3.connect(db)
+    try:
+        row = con.execute(man["checksum_sql"]).fetchone()
+    finally:
+        con.close()
+    return dict(zip(man["checksum_names"], [0 if v is None else v for v in row]))
+
+
+def expected(man, small, state):
+    e = (man["small_expected"] if small else man["expected"])[state]
+    return {k: (0 if v is None else v) for k, v in e.items()}
+
+
+def ensure_templates(cfg, man):
+    """empty.db (schema only) and loaded.db (base loaded) per data set."""
+    tdir = os.path.join(cfg.data, "templates")
+    os.makedirs(tdir, exist_ok=True)
+    out = {}
+    sets = [(False, cfg.data)]
+    if man.get("small"):
+        sets.append((True, os.path.join(cfg.data, "small")))
+    for small, ddir in sets:
+        tag = "small_" if small else ""
+        empty = os.path.join(tdir, tag + "empty.db")
+        loaded = os.path.join(tdir, tag + "loaded.db")
+        if not os.path.exists(empty):
+            con = sqlite3.connect(empty)
+            con.executescript(SCHEMA)
+            con.close()
+        if not os.path.exists(loaded):
+            tmp = loaded + ".tmp"
+            for sfx in ("", "-wal", "-shm"):
+                if os.path.exists(tmp + sfx):
+                    os.remove(tmp + sfx)
+            shutil.copyfile(empty, tmp)
+            subprocess.run([cfg.cloader, tmp, os.path.join(ddir, "base.tsv"), "multi"], check=True,
+                           stdout=subprocess.DEVNULL)
+            con = sqlite3.connect(tmp)
+            con.execute("PRAGMA journal_mode=DELETE")
+            con.close()
+            got = checksum(tmp, man)
+            if got != expected(man, small, "base"):
+                sys.exit("template %s has a wrong checksum: %r" % (tmp, got))
+            os.replace(tmp, loaded)
+        out[(small, "empty")] = empty
+        out[(small, "loaded")] = loaded
+    return out
+
+
+# --------------------------------------------------------------------------
+# contenders
+
+
+def sqlite3_import_script(path, csv_path):
+    conv = {
+        "id": "id", "name": "name", "libraryID": "CAST(libraryID AS INTEGER)",
+        "remoteID": "NULLIF(remoteID, '')", "notes": "NULLIF(notes, '')", "updatedAt": "updatedAt",
+        "price": "CAST(NULLIF(price, '') AS REAL)", "qty": "CAST(NULLIF(qty, '') AS INTEGER)",
+        "active": "CAST(NULLIF(active, '') AS INTEGER)", "tags": "NULLIF(tags, '')",
+        "meta": "NULLIF(meta, '')"}
+    text = "\n".join([
+        ".bail on",
+        "PRAGMA journal_mode=WAL;",
+        "PRAGMA synchronous=NORMAL;",
+        "PRAGMA cache_size=-1048576;",
+        "PRAGMA temp_store=MEMORY;",
+        "CREATE TEMP TABLE staging(%s);" % ", ".join("%s TEXT" % c for c in COLS),
+        ".import --csv --skip 1 --schema temp '%s' staging" % csv_path.replace("'", "''"),
+        "BEGIN;",
+        "INSERT INTO items(%s)\n  SELECT %s FROM temp.staging WHERE true\n  ON CONFLICT(id) DO UPDATE SET %s;" % (
+            ", ".join(COLS), ", ".join(conv[c] for c in COLS),
+            ", ".join("%s = excluded.%s" % (c, c) for c in COLS[1:])),
+        "COMMIT;",
+        ""])
+    with open(path, "w") as f:
+        f.write(text)
+    return text
+
+
+class Contender:
+    def __init__(self, key, label, kind, argv, input_path, small=False, note="", script=None):
+        self.key = key          # unique id within a scenario
+        self.label = label
+        self.kind = kind        # sqlimport | cloader | sqlite3 | sqlite-utils | python
+        self.argv = argv        # with a {DB} placeholder
+        self.input = input_path
+        self.small = small
+        self.note = note
+        self.script = script
+
+
+def contenders_for(cfg, man, scenario):
+    d = cfg.data
+    sd = os.path.join(cfg.data, "small") if man.get("small") else d
+    su_small = bool(man.get("small"))
+    jsonl = {"first": "base.jsonl", "rerun": "rerun.jsonl", "delta": "delta.jsonl",
+             "csv": None, "parse": "base.jsonl"}[scenario]
+    stem = "delta" if scenario == "delta" else "base"
+    csvf = stem + ".csv"
+    tsvf = stem + ".tsv"
+    si = cfg.sqlimport
+    out = []
+    if scenario == "parse":
+        for fmt, f in (("jsonl", "base.jsonl"), ("csv", "base.csv")):
+            out.append(Contender(
+                "sqlimport-dry-%s" % fmt, "sqlimport --dry-run (%s)" % fmt.upper(), "sqlimport",
+                [si, "import", os.path.join(d, f), "--db", "{DB}", "--table", "items", "--upsert", "id",
+                 "--format", fmt, "--dry-run", "--quiet", "--report", "-"],
+                os.path.join(d, f)))
+        return out
+    main_input = os.path.join(d, csvf if scenario == "csv" else jsonl)
+    fmt = "csv" if scenario == "csv" else "jsonl"
+    for strat in ("auto", "typed", "cached", "multirow"):
+        out.append(Contender(
+            "sqlimport-%s" % strat, "sqlimport --strategy %s" % strat, "sqlimport",
+            [si, "import", main_input, "--db", "{DB}", "--table", "items", "--upsert", "id",
+             "--strategy", strat, "--format", fmt, "--quiet", "--report", "-"],
+            main_input))
+    if scenario == "rerun":
+        out.append(Contender(
+            "sqlimport-auto-identity", "sqlimport auto --upsert libraryID,remoteID", "sqlimport",
+            [si, "import", main_input, "--db", "{DB}", "--table", "items", "--upsert", "libraryID,remoteID",
+             "--format", fmt, "--quiet", "--report", "-"],
+            main_input, note="the mission command: upsert on the partial unique index"))
+    for mode in ("single", "multi"):
+        out.append(Contender(
+            "cloader-%s" % mode, "C loader %s-row%s" % (mode, " (500/stmt)" if mode == "multi" else ""),
+            "cloader", [cfg.cloader, "{DB}", os.path.join(d, tsvf), mode], os.path.join(d, tsvf),
+            note="rows pre-parsed into memory before its timer; rows/s = its timed insert phase"))
+    script = os.path.join(cfg.work, "sqlite3-import-%s.sql" % scenario)
+    out.append(Contender(
+        "sqlite3-import", "sqlite3 .import + INSERT…SELECT upsert", "sqlite3",
+        ["sqlite3", "{DB}", ".read %s" % script], os.path.join(d, csvf),
+        note="reads the CSV of the same rows", script=(script, os.path.join(d, csvf))))
+    su_in = os.path.join(sd, csvf if scenario == "csv" else jsonl)
+    su_argv = [cfg.sqlite_utils, "upsert", "{DB}", "items", su_in, "--pk", "id", "--silent"]
+    su_argv += ["--csv", "--empty-null"] if scenario == "csv" else ["--nl"]
+    out.append(Contender(
+        "sqlite-utils", "sqlite-utils upsert", "sqlite-utils", su_argv, su_in, small=su_small,
+        note=("%d-row subset" % cfg.su_n) if su_small else ""))
+    out.append(Contender(
+        "python", "Python sqlite3 executemany", "python",
+        [cfg.python, os.path.join(HERE, "pyload.py"), "{DB}", main_input, fmt], main_input))
+    return out
+
+
+# --------------------------------------------------------------------------
+# measurement
+
+
+def parse_time_v(path):
+    res = {}
+    try:
+        with open(path) as f:
+            for line in f:
+                line = line.strip()
+                if line.startswith("Maximum resident set size"):
+                    res["rss_kib"] = int(line.rsplit(":", 1)[1])
+                elif line.startswith("User time"):
+                    res["user_s"] = float(line.rsplit(":", 1)[1])
+                elif line.startswith("System time"):
+                    res["sys_s"] = float(line.rsplit(":", 1)[1])
+                elif line.startswith("Elapsed (wall clock)"):
+                    v = line.split("):", 1)[1].strip().split(":")
+                    s = 0.0
+                    for part in v:
+                        s = s * 60 + float(part)
+                    res["time_wall_s"] = s
+    except OSError:
+        pass
+    return res
+
+
+def run_once(cfg, man, scen, c, template, exp, rows, logdir, tag):
+    rundir = os.path.join(cfg.work, "run")
+    os.makedirs(rundir, exist_ok=True)
+    db = os.path.join(rundir, "bench.db")
+    for sfx in ("", "-wal", "-shm", "-journal"):
+        if os.path.exists(db + sfx):
+            os.remove(db + sfx)
+    shutil.copyfile(template, db)
+    argv = [a.replace("{DB}", db) for a in c.argv]
+    tfile = os.path.join(logdir, "%s-%s-%s.time" % (scen, c.key, tag))
+    out_path = os.path.join(logdir, "%s-%s-%s.out" % (scen, c.key, tag))
+    err_path = os.path.join(logdir, "%s-%s-%s.err" % (scen, c.key, tag))
+    cmd = ["/usr/bin/time", "-v", "-o", tfile] + argv
+    t0 = time.perf_counter()
+    with open(out_path, "wb") as fo, open(err_path, "wb") as fe:
+        try:
+            p = subprocess.run(cmd, stdout=fo, stderr=fe, stdin=subprocess.DEVNULL, timeout=cfg.timeout)
+            rc = p.returncode
+        except subprocess.TimeoutExpired:
+            rc = "timeout"
+    wall = time.perf_counter() - t0
+    r = {"wall_s": wall, "rc": rc}
+    r.update(parse_time_v(tfile))
+    r["status"] = "ok"
+    if rc != 0:
+        r["status"] = "FAILED"
+        with open(err_path, "rb") as f:
+            err = f.read().decode("utf-8", "replace").strip().splitlines()
+        err = [e for e in err if e.strip() and not e.startswith("Command exited")]
+        r["reason"] = "exit %s%s" % (rc, (": " + err[-1][:200]) if err else "")
+    else:
+        try:
+            got = checksum(db, man)
+        except sqlite3.Error as e:
+            got = {"error": str(e)}
+        if got != exp:
+            r["status"] = "FAILED"
+            diff = ["%s %s != %s" % (k, got.get(k), v) for k, v in exp.items() if got.get(k) != v]
+            r["reason"] = "checksum mismatch: " + ("; ".join(diff[:4]) if diff else str(got))
+    if c.kind == "cloader" and rc == 0:
+        try:
+            with open(out_path) as f:
+                j = json.loads(f.read().strip().splitlines()[-1])
+            r["timed_s"] = j["seconds"]
+            r["load_s"] = j["load_seconds"]
+            r["cloader_sqlite"] = j.get("sqlite")
+        except (ValueError, KeyError, IndexError):
+            r["status"] = "FAILED"
+            r["reason"] = "no timing line from cloader"
+    if c.kind == "sqlimport":
+        # sqlimport runs with --quiet --report -: stdout is its JSON report
+        try:
+            with open(out_path) as f:
+                j = json.load(f)
+            r["counts"] = j.get("counts")
+            r["strategy_used"] = j.get("strategy")
+            r["rows_per_stmt"] = j.get("rowsPerStatement")
+        except (OSError, ValueError):
+            pass
+    r["seconds"] = r.get("timed_s", wall)
+    r["rows_per_s"] = rows / r["seconds"] if r["seconds"] > 0 else 0.0
+    return r
+
+
+def summarize(c, runs, rows, in_bytes):
+    timed = [r for r in runs if r.get("tag") != "warmup"]
+    ok = all(r["status"] == "ok" for r in runs) and bool(timed)
+    res = {"status": "ok" if ok else "FAILED", "rows": rows, "input_bytes": in_bytes,
+           "runs": len(timed)}
+    fails = [r.get("reason", "") for r in runs if r["status"] != "ok"]
+    if fails:
+        res["reason"] = fails[0]
+    if timed:
+        secs = statistics.median(r["seconds"] for r in timed)
+        walls = statistics.median(r["wall_s"] for r in timed)
+        res["seconds"] = secs
+        res["wall_s"] = walls
+        res["rows_per_s"] = rows / secs if secs > 0 else 0.0
+        res["mb_per_s"] = in_bytes / 1e6 / secs if secs > 0 else 0.0
+        rss = [r.get("rss_kib") for r in runs if r.get("rss_kib")]
+        res["peak_rss_mib"] = max(rss) / 1024 if rss else None
+        med = sorted(timed, key=lambda r: r["seconds"])[len(timed) // 2]
+        for k in ("counts", "strategy_used", "rows_per_stmt", "cloader_sqlite", "load_s"):
+            if k in med:
+                res[k] = med[k]
+    return res
+
+
+# --------------------------------------------------------------------------
+# environment description
+
+
+def sh(cmd):
+    try:
+        return subprocess.run(cmd, shell=True, capture_output=True, text=True, timeout=60).stdout.strip()
+    except Exception:  # noqa: BLE001
+        return ""
+
+
+def loadavg():
+    try:
+        with open("/proc/loadavg") as f:
+            return " ".join(f.read().split()[:3])
+    except OSError:
+        return ""
+
+
+def machine_info():
+    cpu = ""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    mem = ""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemTotal"):
+                    mem = "%.1f GiB" % (int(line.split()[1]) / 1024 / 1024)
+    except OSError:
+        pass
+    osname = ""
+    try:
+        with open("/etc/os-release") as f:
+            for line in f:
+                if line.startswith("PRETTY_NAME="):
+                    osname = line.split("=", 1)[1].strip().strip('"')
+    except OSError:
+        pass
+    return {"nproc": os.cpu_count(), "cpu": cpu, "memory": mem, "os": osname,
+            "loadavg_start": loadavg(),
+            "kernel": platform.release(),
+            "disk": sh("df -hT %s | tail -1 | awk '{print $2\" \"$3}'" % shlex.quote(HERE))}
+
+
+def tool_versions(cfg):
+    v = {}
+    v["sqlimport"] = sh("%s --version" % shlex.quote(cfg.sqlimport)) or "?"
+    v["sqlimport binary"] = rel(cfg.sqlimport)
+    lib = sh("ldd %s | grep -i sqlite" % shlex.quote(cfg.sqlimport))
+    v["sqlimport links"] = lib.split("=>")[-1].split("(")[0].strip() if lib else "SQLite built in (no libsqlite3 in ldd)"
+    v["sqlite3 CLI"] = sh("sqlite3 --version").split(" ")[0]
+    v["gcc"] = sh("gcc --version | head -1")
+    v["python"] = sh("%s -c 'import sys,sqlite3;print(sys.version.split()[0], \"(sqlite3 module: SQLite\", sqlite3.sqlite_version + \")\")'" % shlex.quote(cfg.python))
+    v["sqlite-utils"] = sh("%s --version" % shlex.quote(cfg.sqlite_utils)) or "not installed"
+    v["GNU time"] = (sh("dpkg-query -W -f '${Version}' time 2>/dev/null")
+                     or sh("/usr/bin/time --version 2>&1 | head -1"))
+    return v
+
+
+# --------------------------------------------------------------------------
+# main loop
+
+
+def main_run():
+    cfg = Config()
+    os.makedirs(cfg.work, exist_ok=True)
+    if not os.path.exists(cfg.sqlimport):
+        sys.exit("sqlimport binary not found: %s (set SQLIMPORT_BIN)" % cfg.sqlimport)
+    if not os.path.exists(cfg.cloader):
+        sys.exit("C loader not found: %s (bench/run.sh builds it)" % cfg.cloader)
+    man = ensure_data(cfg)
+    templates = ensure_templates(cfg, man)
+    os.makedirs(cfg.results, exist_ok=True)
+    logdir = os.path.join(cfg.work, "logs", os.path.basename(cfg.results))
+    os.makedirs(logdir, exist_ok=True)
+    results = {
+        "started": datetime.datetime.now().isoformat(timespec="seconds"),
+        "config": {"N": cfg.n, "RUNS": cfg.runs, "WARMUP": cfg.warmup, "SEED": cfg.seed,
+                   "SCENARIOS": cfg.scenarios, "CONTENDERS": cfg.contender_filter,
+                   "SQLITE_UTILS_N": cfg.su_n, "CACHE_MIB": cfg.cache_mib},
+        "machine": machine_info(),
+        "tools": tool_versions(cfg),
+        "data": {"dir": rel(cfg.data), "sizes": man["sizes"], "small_sizes": man.get("small_sizes"),
+                 "delta_rows": man["delta_rows"], "small": man.get("small")},
+        "scenarios": {},
+        "logs": rel(logdir),
+    }
+    res_path = os.path.join(cfg.results, "results.json")
+    try:
+        tool_have_su = os.path.exists(cfg.sqlite_utils)
+        for scen in cfg.scenarios:
+            log("== scenario %s ==" % scen)
+            sres = {"title": SCENARIO_TITLES[scen], "contenders": []}
+            results["scenarios"][scen] = sres
+            for c in contenders_for(cfg, man, scen):
+                if cfg.contender_filter and not any(f in c.key.lower() or f in c.label.lower()
+                                                    for f in cfg.contender_filter):
+                    continue
+                small = c.small
+                if scen == "delta":
+                    rows = man["small_delta_rows"] if small else man["delta_rows"]
+                else:
+                    rows = man["small"] if small else man["n"]
+                state = {"first": "base", "rerun": "base", "delta": "delta", "csv": "base",
+                         "parse": "empty"}[scen]
+                tmpl = templates[(small, "loaded" if scen in ("rerun", "delta") else "empty")]
+                exp = expected(man, small, state)
+                if c.script:
+                    sqlite3_import_script(*c.script)
+                in_bytes = os.path.getsize(c.input)
+                if c.kind == "cloader":
+                    # MB/s for the C loader is counted on the JSONL of the same rows
+                    j = os.path.join(os.path.dirname(c.input),
+                                     "delta.jsonl" if scen == "delta" else "base.jsonl")
+                    in_bytes = os.path.getsize(j)
+                shown = [rel(x) if os.path.isabs(x) else x.replace(ROOT + os.sep, "") for x in c.argv]
+                entry = {"key": c.key, "label": c.label, "kind": c.kind, "note": c.note,
+                         "small": small, "input": rel(c.input),
+                         "command": shlex.join(a.replace("{DB}", "bench/work/run/bench.db") for a in shown),
+                         "db_before": rel(tmpl)}
+                if c.script:
+                    with open(c.script[0]) as f:
+                        entry["script"] = f.read().replace(ROOT + os.sep, "")
+                if c.kind == "sqlite-utils" and not tool_have_su:
+                    entry.update({"status": "SKIPPED", "reason": "sqlite-utils not installed"})
+                    sres["contenders"].append(entry)
+                    continue
+                runs = []
+                plan = ["warmup"] * cfg.warmup + ["run%d" % (k + 1) for k in range(cfg.runs)]
+                for tag in plan:
+                    r = run_once(cfg, man, scen, c, tmpl, exp, rows, logdir, tag)
+                    r["tag"] = tag
+                    runs.append(r)
+                    log("  %-44s %-7s %8.2f s  %10.0f rows/s  rss %6.1f MiB  %s%s" % (
+                        c.label, tag, r["seconds"], r["rows_per_s"], r.get("rss_kib", 0) / 1024,
+                        r["status"], (" (" + r["reason"] + ")") if r.get("reason") else ""))
+                    if r["status"] != "ok":
+                        break   # a failing contender is not retried
+                entry.update(summarize(c, runs, rows, in_bytes))
+                entry["all_runs"] = runs
+                sres["contenders"].append(entry)
+                with open(res_path, "w") as f:
+                    json.dump(results, f, indent=1)
+    finally:
+        results["finished"] = datetime.datetime.now().isoformat(timespec="seconds")
+        results["machine"]["loadavg_end"] = loadavg()
+        with open(res_path, "w") as f:
+            json.dump(results, f, indent=1)
+    text = write_report(cfg.results, results)
+    print(text)
+    log("report: %s" % rel(os.path.join(cfg.results, "report.md")))
+
+
+# --------------------------------------------------------------------------
+# report
+
+
+def find(sres, key):
+    for c in sres["contenders"]:
+        if c["key"] == key:
+            return c
+    return None
+
+
+def ok(c):
+    return c is not None and c.get("status") == "ok"
+
+
+def c_best(sres):
+    cs = [c for c in sres["contenders"] if c["kind"] == "cloader" and ok(c)]
+    return max(cs, key=lambda c: c["rows_per_s"]) if cs else None
+
+
+def evaluate_targets(results):
+    cfg = results["config"]
+    S = results["scenarios"]
+    t = []
+
+    def ratio_target(name, scen, num_key, den, factor, den_label):
+        if scen not in S:
+            return
+        sres = S[scen]
+        a = find(sres, num_key)
+        b = den(sres)
+        if a is None or b is None:
+            t.append({"target": name, "status": "not measured",
+                      "detail": "no %s result in this run" % ("sqlimport auto" if a is None else den_label)})
+            return
+        if not ok(a):
+            t.append({"target": name, "status": "not met", "detail": "sqlimport auto FAILED"})
+            return
+        if not ok(b):
+            t.append({"target": name, "status": "not measured", "detail": "%s %s" % (den_label, b.get("status"))})
+            return
+        r = a["rows_per_s"] / b["rows_per_s"]
+        t.append({"target": name, "status": "met" if r >= factor else "not met",
+                  "detail": "%.2fx (%.0f vs %.0f rows/s)" % (r, a["rows_per_s"], b["rows_per_s"])})
+
+    ratio_target("First load: sqlimport auto >= 2.0x the C loader's best", "first", "sqlimport-auto",
+                 c_best, 2.0, "C loader")
+    ratio_target("Re-run: sqlimport auto >= 1.0x C loader multi-row", "rerun", "sqlimport-auto",
+                 lambda s: find(s, "cloader-multi"), 1.0, "C loader multi-row")
+    ratio_target("Re-run, nothing changes: sqlimport auto >= 2x C loader multi-row", "rerun",
+                 "sqlimport-auto", lambda s: find(s, "cloader-multi"), 2.0, "C loader multi-row")
+    ratio_target("Delta: sqlimport auto >= 1.0x the C loader's best", "delta", "sqlimport-auto",
+                 c_best, 1.0, "C loader")
+    for scen in ("first", "rerun", "delta", "csv"):
+        ratio_target("%s: sqlimport auto >= 10x sqlite-utils" % scen, scen, "sqlimport-auto",
+                     lambda s: find(s, "sqlite-utils"), 10.0, "sqlite-utils")
+        ratio_target("%s: sqlimport auto >= 2x sqlite3 .import" % scen, scen, "sqlimport-auto",
+                     lambda s: find(s, "sqlite3-import"), 2.0, "sqlite3 .import")
+    if "parse" in S:
+        for fmt in ("jsonl", "csv"):
+            c = find(S["parse"], "sqlimport-dry-%s" % fmt)
+            name = "Parse only (%s): >= 300 MB/s" % fmt.upper()
+            if not ok(c):
+                t.append({"target": name, "status": "not met" if c else "not measured",
+                          "detail": "FAILED" if c else "no result in this run"})
+            else:
+                t.append({"target": name, "status": "met" if c["mb_per_s"] >= 300 else "not met",
+                          "detail": "%.0f MB/s" % c["mb_per_s"]})
+    limit = 64 + cfg["CACHE_MIB"]
+    worst = None
+    for scen, sres in S.items():
+        for c in sres["contenders"]:
+            if c["kind"] == "sqlimport" and c.get("peak_rss_mib"):
+                if worst is None or c["peak_rss_mib"] > worst[0]:
+                    worst = (c["peak_rss_mib"], scen, c["label"])
+    if worst:
+        t.append({"target": "Peak RSS of every sqlimport run <= 64 MiB + page cache (%d MiB) = %d MiB"
+                  % (cfg["CACHE_MIB"], limit),
+                  "status": "met" if worst[0] <= limit else "not met",
+                  "detail": "max %.1f MiB (%s, %s)" % worst})
+    return t
+
+
+def fmt_rate(x):
+    return "—" if x is None else ("{:,.0f}".format(x))
+
+
+def write_report(outdir, results):
+    cfg = results["config"]
+    targets = evaluate_targets(results)
+    results["targets"] = targets
+    with open(os.path.join(outdir, "results.json"), "w") as f:
+        json.dump(results, f, indent=1)
+    chart.write_svg(results, os.path.join(outdir, "chart.svg"))
+    L = []
+    L.append("# sqlimport benchmark — %s" % results["started"][:10])
+    L.append("")
+    L.append("N = %s rows, %d timed run(s) per contender (median) after %d warm-up run(s), seed %d. "
+             "Started %s, finished %s." % ("{:,}".format(cfg["N"]), cfg["RUNS"], cfg["WARMUP"], cfg["SEED"],
+                                          results["started"], results.get("finished", "?")))
+    if results["data"].get("small"):
+        L.append("")
+        L.append("**sqlite-utils ran on the first %s rows only** (SQLITE_UTILS_N), the others on all %s; "
+                 "its rows/s is compared as is." % ("{:,}".format(results["data"]["small"]),
+                                                    "{:,}".format(cfg["N"])))
+    L.append("")
+    L.append("![chart](chart.svg)")
+    L.append("")
+    L.append("## Targets")
+    L.append("")
+    L.append("| target | status | measured |")
+    L.append("|---|---|---|")
+    for t in targets:
+        L.append("| %s | **%s** | %s |" % (t["target"], t["status"].upper(), t["detail"]))
+    L.append("")
+    L.append("## Results")
+    L.append("")
+    L.append("rows/s and MB/s use the median time; time is the wall time of the whole process "
+             "(start-up, parsing and all), except the C loader's, which is its timed insert phase "
+             "(its wall time, with the pre-parsed rows read in, is in parentheses). "
+             "Peak RSS is the highest over all runs (GNU time). \"vs C\" is rows/s over the C loader's "
+             "best rows/s in the same scenario. Every run's row count and content checksum is checked; "
+             "a run that differs is FAILED.")
+    for scen, sres in results["scenarios"].items():
+        L.append("")
+        L.append("### %s" % sres["title"])
+        L.append("")
+        best = c_best(sres)
+        L.append("| contender | status | rows | time s | rows/s | MB/s | peak RSS MiB | vs C best | notes |")
+        L.append("|---|---|---:|---:|---:|---:|---:|---:|---|")
+        for c in sres["contenders"]:
+            if c.get("status") == "SKIPPED":
+                L.append("| %s | SKIPPED | | | | | | | %s |" % (c["label"], c.get("reason", "")))
+                continue
+            notes = []
+            if c.get("note"):
+                notes.append(c["note"])
+            if c.get("counts"):
+                k = c["counts"]
+                notes.append("ins %s / upd %s / unch %s%s" % (
+                    k.get("inserted"), k.get("updated"), k.get("unchanged"),
+                    (" / outside index %s" % k["outsidePartialIndex"]) if k.get("outsidePartialIndex") else ""))
+            if c.get("strategy_used") and c["key"].startswith("sqlimport"):
+                notes.append("strategy used: %s%s" % (c["strategy_used"],
+                             (", %s rows/stmt" % c["rows_per_stmt"]) if c.get("rows_per_stmt") else ""))
+            if c.get("status") != "ok":
+                notes.insert(0, "**%s**" % c.get("reason", "failed"))
+            secs = c.get("seconds")
+            tcell = "—" if secs is None else "%.3f" % secs
+            if c["kind"] == "cloader" and c.get("wall_s"):
+                tcell += " (%.2f)" % c["wall_s"]
+            vs = "—"
+            if best and c.get("rows_per_s") and c.get("status") == "ok":
+                vs = "%.2fx" % (c["rows_per_s"] / best["rows_per_s"])
+            L.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                c["label"], "ok" if c.get("status") == "ok" else "**FAILED**",
+                "{:,}".format(c["rows"]), tcell, fmt_rate(c.get("rows_per_s")),
+                "—" if c.get("mb_per_s") is None else "%.1f" % c["mb_per_s"],
+                "—" if c.get("peak_rss_mib") is None else "%.1f" % c["peak_rss_mib"],
+                vs, "; ".join(notes)))
+    L.append("")
+    L.append("## Machine")
+    L.append("")
+    m = results["machine"]
+    L.append("- CPU: %s, nproc %s" % (m.get("cpu"), m.get("nproc")))
+    L.append("- Memory: %s" % m.get("memory"))
+    L.append("- OS: %s, kernel %s; disk: %s" % (m.get("os"), m.get("kernel"), m.get("disk")))
+    if m.get("loadavg_start"):
+        L.append("- Load average (1, 5, 15 min) at the start: %s; at the end: %s. Anything else running "
+                 "on the machine during the run skews the numbers." % (m["loadavg_start"], m.get("loadavg_end", "?")))
+    L.append("")
+    L.append("## Tools")
+    L.append("")
+    for k, v in results["tools"].items():
+        L.append("- %s: %s" % (k, v))
+    L.append("")
+    L.append("## Data")
+    L.append("")
+    L.append("Generated by `bench/gen.py --n %d --seed %d%s` into `%s` (not in git):" % (
+        cfg["N"], cfg["SEED"], (" --small %d" % results["data"]["small"]) if results["data"].get("small") else "",
+        results["data"]["dir"]))
+    L.append("")
+    for k, v in results["data"]["sizes"].items():
+        if k.endswith((".jsonl", ".csv", ".tsv")):
+            L.append("- `%s`: %s bytes" % (k, "{:,}".format(v)))
+    L.append("")
+    L.append("Delta: %s lines (10%% existing keys with a newer updatedAt, 10%% new keys)." %
+             "{:,}".format(results["data"]["delta_rows"]))
+    L.append("")
+    L.append("## Commands")
+    L.append("")
+    L.append("Each run starts from a fresh copy of the database named below (copied outside the timing), "
+             "runs under `/usr/bin/time -v`, then the checksum query of `bench/gen.py` is run on the result.")
+    for scen, sres in results["scenarios"].items():
+        L.append("")
+        L.append("### %s" % scen)
+        L.append("")
+        for c in sres["contenders"]:
+            L.append("- %s (db before: `%s`):" % (c["label"], c.get("db_before", "")))
+            L.append("  `%s`" % c["command"].replace(ROOT + os.sep, ""))
+            if c.get("script"):
+                L.append("")
+                L.append("  ```sql")
+                for line in c["script"].replace(ROOT + os.sep, "").strip().splitlines():
+                    L.append("  " + line)
+                L.append("  ```")
+    L.append("")
+    L.append("Raw logs (GNU time output, stdout/stderr, sqlimport's JSON reports): `%s` (not in git)." %
+             results.get("logs", ""))
+    L.append("")
+    with open(os.path.join(outdir, "report.md"), "w") as f:
+        f.write("\n".join(L))
+    return summary_text(results, targets)
+
+
+def summary_text(results, targets):
+    L = ["", "sqlimport benchmark summary (N=%s, RUNS=%d)" % ("{:,}".format(results["config"]["N"]),
+                                                            results["config"]["RUNS"])]
+    for scen, sres in results["scenarios"].items():
+        L.append("")
+        L.append(sres["title"])
+        best = c_best(sres)
+        L.append("  %-44s %-7s %12s %9s %9s %8s" % ("contender", "status", "rows/s", "MB/s", "RSS MiB", "vs C"))
+        for c in sres["contenders"]:
+            if c.get("status") == "SKIPPED":
+                L.append("  %-44s SKIPPED" % c["label"])
+                continue
+            vs = ""
+            if best and c.get("rows_per_s") and c.get("status") == "ok":
+                vs = "%.2fx" % (c["rows_per_s"] / best["rows_per_s"])
+            L.append("  %-44s %-7s %12s %9s %9s %8s%s" % (
+                c["label"][:44], "ok" if c.get("status") == "ok" else "FAILED",
+                fmt_rate(c.get("rows_per_s")),
+                "" if c.get("mb_per_s") is None else "%.1f" % c["mb_per_s"],
+                "" if c.get("peak_rss_mib") is None else "%.1f" % c["peak_rss_mib"], vs,
+                ("  [%s rows]" % "{:,}".format(c["rows"])) if c.get("small") else ""))
+    L.append("")
+    L.append("Targets")
+    for t in targets:
+        L.append("  %-8s %s — %s" % (t["status"].upper(), t["target"], t["detail"]))
+    return "\n".join(L)
+
+
+def main():
+    if len(sys.argv) > 2 and sys.argv[1] == "--report":
+        d = sys.argv[2]
+        with open(os.path.join(d, "results.json")) as f:
+            results = json.load(f)
+        print(write_report(d, results))
+        return
+    main_run()
+
+
+if __name__ == "__main__":
+    main()

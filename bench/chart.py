@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""Writes the benchmark chart as a standalone SVG (standard library only).
+
+  chart.py RESULTS_DIR      reads RESULTS_DIR/results.json, writes RESULTS_DIR/chart.svg
+
+One panel per scenario, one horizontal bar per contender: rows/s (MB/s for
+the parse-only scenario), on a linear scale per panel. A dashed line marks
+the C loader's best rows/s (the 300 MB/s target in the parse panel); failed
+contenders are drawn as red stubs.
+"""
+import json
+import os
+import sys
+from xml.sax.saxutils import escape
+
+COLORS = {"sqlimport": "#2b6cb0", "cloader": "#555555", "sqlite3": "#dd6b20",
+          "sqlite-utils": "#38a169", "python": "#805ad5"}
+W = 960
+LABEL_W = 330
+BAR_W = W - LABEL_W - 190
+ROW_H = 22
+PANEL_GAP = 26
+
+
+def fmt(v, unit):
+    if unit == "MB/s":
+        return "%.0f MB/s" % v
+    if v >= 1e6:
+        return "%.2fM rows/s" % (v / 1e6)
+    if v >= 1e3:
+        return "%.0fK rows/s" % (v / 1e3)
+    return "%.0f rows/s" % v
+
+
+def write_svg(results, path):
+    parts = []
+    y = 20
+    n = results.get("config", {}).get("N")
+    title = "sqlimport benchmark%s — %s" % (
+        (" (N=%s)" % "{:,}".format(n)) if n else "", results.get("started", "")[:10])
+    parts.append('<text x="10" y="%d" font-size="18" font-weight="bold">%s</text>' % (y + 4, escape(title)))
+    y += 24
+    m = results.get("machine", {})
+    parts.append('<text x="10" y="%d" font-size="11" fill="#555">%s</text>' % (
+        y + 4, escape("%s · %s cores · %s · median of %s run(s)" % (
+            m.get("cpu", "?"), m.get("nproc", "?"), m.get("memory", "?"),
+            results.get("config", {}).get("RUNS", "?")))))
+    y += 18
+    for scen, sres in results.get("scenarios", {}).items():
+        cs = [c for c in sres.get("contenders", []) if c.get("status") != "SKIPPED"]
+        if not cs:
+            continue
+        unit = "MB/s" if scen == "parse" else "rows/s"
+        key = "mb_per_s" if unit == "MB/s" else "rows_per_s"
+        vals = [c.get(key) or 0 for c in cs if c.get("status") == "ok"]
+        cbest = max([c.get("rows_per_s") or 0 for c in cs
+                     if c.get("kind") == "cloader" and c.get("status") == "ok"] or [0])
+        vmax = max(vals) if vals and max(vals) > 0 else 1.0
+        y += PANEL_GAP
+        parts.append('<text x="10" y="%d" font-size="14" font-weight="bold">%s</text>' % (
+            y, escape(sres.get("title", scen) + " — " + unit)))
+        y += 8
+        top = y
+        height = ROW_H * len(cs)
+        ref, ref_label = None, None
+        if unit == "rows/s" and cbest > 0:
+            ref, ref_label = cbest, "C best"
+        elif unit == "MB/s":
+            ref, ref_label = 300.0, "target 300 MB/s"
+            vmax = max(vmax, 300.0)
+        if ref:
+            x = LABEL_W + BAR_W * ref / vmax
+            parts.append('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#888" stroke-dasharray="4,3" '
+                         'stroke-width="1"/>' % (x, top, x, top + height + 2))
+            parts.append('<text x="%.1f" y="%d" font-size="10" fill="#555">%s</text>' % (
+                x + 3, top + height + 12, ref_label))
+        for c in cs:
+            v = c.get(key) or 0
+            failed = c.get("status") != "ok"
+            label = c["label"] + (" [%s rows]" % "{:,}".format(c["rows"]) if c.get("small") else "")
+            parts.append('<text x="%d" y="%d" font-size="12" text-anchor="end">%s</text>' % (
+                LABEL_W - 8, y + 15, escape(label)))
+            if failed:
+                parts.append('<rect x="%d" y="%d" width="6" height="%d" fill="#e53e3e"/>' % (
+                    LABEL_W, y + 4, ROW_H - 6))
+                parts.append('<text x="%d" y="%d" font-size="12" fill="#e53e3e" font-weight="bold">'
+                             'FAILED</text>' % (LABEL_W + 12, y + 15))
+            else:
+                w = max(1.0, BAR_W * v / vmax)
+                parts.append('<rect x="%d" y="%d" width="%.1f" height="%d" fill="%s"/>' % (
+                    LABEL_W, y + 4, w, ROW_H - 6, COLORS.get(c.get("kind"), "#999")))
+                txt = fmt(v, unit)
+                if unit == "rows/s" and cbest > 0 and c.get("kind") != "cloader":
+                    txt += "  (%.2fx C)" % (v / cbest)
+                parts.append('<text x="%.1f" y="%d" font-size="11">%s</text>' % (
+                    LABEL_W + w + 5, y + 15, escape(txt)))
+            y += ROW_H
+        if ref:
+            y += 10
+    y += 30
+    legend_x = 10
+    for kind, col in COLORS.items():
+        parts.append('<rect x="%d" y="%d" width="12" height="12" fill="%s"/>' % (legend_x, y - 10, col))
+        name = {"cloader": "C loader", "sqlite3": "sqlite3 .import", "python": "Python executemany"}.get(kind, kind)
+        parts.append('<text x="%d" y="%d" font-size="12">%s</text>' % (legend_x + 16, y, escape(name)))
+        legend_x += 30 + 8 * len(name)
+    y += 14
+    svg = ('<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" '
+           'font-family="Helvetica, Arial, sans-serif">\n<rect width="100%%" height="100%%" fill="#fff"/>\n%s\n</svg>\n'
+           % (W, y, W, y, "\n".join(parts)))
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(svg)
+
+
+def main():
+    d = sys.argv[1] if len(sys.argv) > 1 else "."
+    with open(os.path.join(d, "results.json")) as f:
+        results = json.load(f)
+    write_svg(results, os.path.join(d, "chart.svg"))
+    print(os.path.join(d, "chart.svg"))
+
+
+if __name__ == "__main__":
+    main()
