@@ -5,11 +5,15 @@
 /// against it before falling back to a dictionary: no String is built per field.
 final class ColumnNamer {
     private(set) var names: [String] = []
-    private var nameBytes: [[UInt8]] = []
+    /// Every name's UTF-8 bytes, back to back; name `c` is `nameBytes[nameStarts[c] ..< nameStarts[c + 1]]`.
+    private let nameBytes = ByteStore(capacity: 4096)
+    private let nameStarts = GrowableBuffer<Int>(capacity: 256)
     private var numbers: [String: Int] = [:]
-    private var columnAtSlot: [Int] = []
+    /// The column of the n-th field of the previous record.
+    private let columnAtSlot = GrowableBuffer<Int>(capacity: 256)
 
     init(existing: [String] = []) {
+        nameStarts.append(0)
         for name in existing { _ = add(name) }
     }
 
@@ -18,7 +22,10 @@ final class ColumnNamer {
     func column(for key: UnsafeBufferPointer<UInt8>, slot: Int, batch: RecordBatch) -> Int {
         if slot < columnAtSlot.count {
             let guess = columnAtSlot[slot]
-            if nameBytes[guess].withUnsafeBufferPointer({ $0.elementsEqual(key) }) { return guess }
+            let start = nameStarts[guess]
+            if nameStarts[guess + 1] - start == key.count, key.count == 0 || memcmp(nameBytes.base + start, key.baseAddress!, key.count) == 0 {
+                return guess
+            }
         }
         let name = String(decoding: key, as: UTF8.self)
         let column: Int
@@ -40,8 +47,15 @@ final class ColumnNamer {
     private func add(_ name: String) -> Int {
         let number = names.count
         names.append(name)
-        nameBytes.append(Array(name.utf8))
+        nameBytes.append(contentsOf: name.utf8)
+        nameStarts.append(nameBytes.count)
         numbers[name] = number
         return number
     }
 }
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif

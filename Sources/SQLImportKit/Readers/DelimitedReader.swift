@@ -6,7 +6,17 @@
 ///   readers); a character other than a delimiter or line end after a closing quote is
 ///   an error.
 /// - Fields are `untypedText`: the target column's declared type decides how they bind.
+///
+/// Fields are decoded straight into the batch's byte store; runs of plain bytes are
+/// skipped eight at a time, as in `JSONScanner`.
 final class DelimitedReader: RecordReader {
+    /// Where a field's decoded bytes are in the output store.
+    private struct FieldSpan {
+        var start: Int
+        var length: Int
+        var quoted: Bool
+    }
+
     private let buffer: InputBuffer
     private let options: ReaderOptions
     private let namer: ColumnNamer
@@ -17,7 +27,8 @@ final class DelimitedReader: RecordReader {
     /// Column number of each field position, from the header (or c1…cN).
     private var fieldColumns: [Int] = []
     private var headerRead = false
-    private var fieldStarts: [(start: Int, length: Int, quoted: Bool)] = []
+    private let fields = GrowableBuffer<FieldSpan>(capacity: 64)
+    private let headerBytes = ByteStore(capacity: 1024)
     /// The first invalid UTF-8 byte of the record being scanned, and its field. The scan
     /// goes on to the record's end, so that the record can be set aside whole.
     private var invalidUTF8: (at: Int, field: Int)?
@@ -39,9 +50,10 @@ final class DelimitedReader: RecordReader {
     }
 
     func fill(_ batch: RecordBatch, maxRows: Int, maxBytes: Int) throws(ReaderError) -> Bool {
-        var scratch: [UInt8] = []
         while batch.recordCount < maxRows && batch.bytes.count < maxBytes {
-            // Parse one record's fields into `scratch`, reading more input until it is whole.
+            // The header is decoded aside; records straight into the batch.
+            let output = headerRead || !options.hasHeader ? batch.bytes : headerBytes
+            let mark = output.count
             var recordEnd = 0
             var shift = 0
             while true {
@@ -49,12 +61,12 @@ final class DelimitedReader: RecordReader {
                     batch.inputBytesConsumed = bytesConsumed
                     return false
                 }
-                scratch.removeAll(keepingCapacity: true)
-                fieldStarts.removeAll(keepingCapacity: true)
+                output.truncate(to: mark)
+                fields.removeAll()
                 invalidUTF8 = nil
                 let failure: Failure
                 do {
-                    recordEnd = try scanRecord(into: &scratch)
+                    recordEnd = try scanRecord(into: output)
                     break
                 } catch {
                     failure = error
@@ -62,12 +74,13 @@ final class DelimitedReader: RecordReader {
                 switch failure {
                 case .needMoreData:
                     if try !buffer.refill(shift: &shift), buffer.start == buffer.end {
+                        output.truncate(to: mark)
                         batch.inputBytesConsumed = bytesConsumed
                         return false
                     }
                 case .syntax(let reason, let at, let field):
-                    let start = buffer.start
-                    let errorLine = line + countNewlines(buffer.storage, from: start, to: at)
+                    output.truncate(to: mark)
+                    let errorLine = line + countNewlines(buffer.storage, from: buffer.start, to: at)
                     throw .malformedRecord(
                         SourcePosition(input: buffer.input.name, line: errorLine, byteOffset: buffer.absoluteOffset(at)),
                         field: fieldName(field), reason: reason)
@@ -85,10 +98,15 @@ final class DelimitedReader: RecordReader {
                 if invalidUTF8 != nil, options.hasHeader {
                     throw .badHeader(input: buffer.input.name, reason: "line \(recordLine) is not valid UTF-8")
                 }
-                try readHeader(scratch, line: recordLine, batch: batch)
+                // With a header, its names; without one, c1…cN, and the record is data.
+                try readHeader(line: recordLine, batch: batch)
+                headerBytes.removeAll()
                 if options.hasHeader { continue }
             }
-            if fieldStarts.count == 1, fieldStarts[0].length == 0, !fieldStarts[0].quoted { continue }  // blank line
+            if fields.count == 1, fields[0].length == 0, !fields[0].quoted {  // blank line
+                output.truncate(to: mark)
+                continue
+            }
             let position = SourcePosition(input: buffer.input.name, line: recordLine, byteOffset: buffer.absoluteOffset(recordStart))
             var failure: ReaderError?
             if let invalid = invalidUTF8 {
@@ -96,28 +114,25 @@ final class DelimitedReader: RecordReader {
                 failure = .malformedRecord(
                     SourcePosition(input: buffer.input.name, line: errorLine, byteOffset: buffer.absoluteOffset(invalid.at)),
                     field: fieldName(invalid.field), reason: "invalid UTF-8 byte \(JSONScanner.describe(buffer.storage[invalid.at]))")
-            } else if fieldStarts.count != fieldColumns.count {
-                failure = .raggedRow(position, expected: fieldColumns.count, found: fieldStarts.count)
+            } else if fields.count != fieldColumns.count {
+                failure = .raggedRow(position, expected: fieldColumns.count, found: fields.count)
             }
             if let failure {
+                output.truncate(to: mark)
                 guard options.skipBadRecords else { throw failure }
                 batch.reject(failure, at: position, raw: UnsafeRawBufferPointer(start: buffer.storage + recordStart, count: recordEnd - recordStart))
                 continue
             }
-            batch.beginRow()
-            scratch.withUnsafeBufferPointer { fields in
-                for (number, field) in fieldStarts.enumerated() {
-                    let text = UnsafeBufferPointer(rebasing: fields[field.start ..< field.start + field.length])
-                    let cell: Cell
-                    if !field.quoted && (field.length == 0 || (nullText.map { text.elementsEqual($0) } ?? false)) {
-                        cell = .null
-                    } else {
-                        let offset = batch.bytes.count
-                        batch.bytes.append(contentsOf: text)
-                        cell = Cell(kind: .untypedText, payload: Int64(offset), length: UInt32(field.length))
-                    }
-                    batch.set(column: fieldColumns[number], cell)
+            batch.beginRow(bytesStart: mark)
+            for number in 0 ..< fields.count {
+                let field = fields[number]
+                let cell: Cell
+                if !field.quoted && (field.length == 0 || isNullText(field, in: output)) {
+                    cell = .null
+                } else {
+                    cell = Cell(kind: .untypedText, payload: Int64(field.start), length: UInt32(field.length))
                 }
+                batch.set(column: fieldColumns[number], cell)
             }
             batch.commitRow(line: recordLine, byteOffset: position.byteOffset)
             if keepRaw {
@@ -130,25 +145,30 @@ final class DelimitedReader: RecordReader {
         return true
     }
 
+    @inline(__always)
+    private func isNullText(_ field: FieldSpan, in output: ByteStore) -> Bool {
+        guard let nullText, nullText.count == field.length else { return false }
+        return nullText.withUnsafeBufferPointer { memcmp(output.base + field.start, $0.baseAddress!, field.length) == 0 }
+    }
+
     private func fieldName(_ number: Int) -> String {
         if number < fieldColumns.count { return namer.names[fieldColumns[number]] }
         return "field \(number + 1)"
     }
 
     /// Names the columns from the header (or c1…cN), announcing them in `batch`.
-    private func readHeader(_ scratch: [UInt8], line: Int, batch: RecordBatch) throws(ReaderError) {
+    private func readHeader(line: Int, batch: RecordBatch) throws(ReaderError) {
         if !options.hasHeader {
-            for number in 0 ..< fieldStarts.count {
-                let name = "c\(number + 1)"
-                fieldColumns.append(name.utf8CString.withUnsafeBufferPointer { chars in
-                    chars.withMemoryRebound(to: UInt8.self) { namer.column(for: UnsafeBufferPointer(rebasing: $0.dropLast()), slot: number, batch: batch) }
-                })
+            for number in 0 ..< fields.count {
+                let name = Array("c\(number + 1)".utf8)
+                fieldColumns.append(name.withUnsafeBufferPointer { namer.column(for: $0, slot: number, batch: batch) })
             }
             return
         }
         var seen: [String: Int] = [:]
-        for (number, field) in fieldStarts.enumerated() {
-            let name = String(decoding: scratch[field.start ..< field.start + field.length], as: UTF8.self)
+        for number in 0 ..< fields.count {
+            let field = fields[number]
+            let name = headerBytes.string(field.start ..< field.start + field.length)
             if name.isEmpty {
                 throw .badHeader(input: buffer.input.name, reason: "field \(number + 1) of the header on line \(line) is empty; name it, or use --no-header")
             }
@@ -156,17 +176,51 @@ final class DelimitedReader: RecordReader {
                 throw .badHeader(input: buffer.input.name, reason: "fields \(previous + 1) and \(number + 1) of the header on line \(line) are both named \"\(name)\" (SQLite column names ignore case); rename one")
             }
             seen[name.lowercased()] = number
-            let column = scratch.withUnsafeBufferPointer {
-                namer.column(for: UnsafeBufferPointer(rebasing: $0[field.start ..< field.start + field.length]), slot: number, batch: batch)
-            }
-            fieldColumns.append(column)
+            fieldColumns.append(namer.column(for: UnsafeBufferPointer(start: headerBytes.base + field.start, count: field.length), slot: number, batch: batch))
         }
     }
 
-    /// Scans the record at `buffer.start`; appends each field's decoded bytes to
-    /// `output` and records where they are. Returns the index just past the record's
+    /// Skips bytes that need no attention in an unquoted field (anything but the
+    /// delimiter, `"`, CR, LF and non-ASCII), eight at a time.
+    @inline(__always)
+    private func skipPlainUnquoted(_ base: UnsafePointer<UInt8>, from start: Int, to end: Int) -> Int {
+        var index = start
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        let delimiters = ones &* UInt64(delimiter)
+        while index + 8 <= end {
+            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+            let d = word ^ delimiters
+            let q = word ^ (ones &* 0x22)
+            let n = word ^ (ones &* 0x0A)
+            let r = word ^ (ones &* 0x0D)
+            let special = ((d &- ones) & ~d) | ((q &- ones) & ~q) | ((n &- ones) & ~n) | ((r &- ones) & ~r) | word
+            if special & highs != 0 { break }
+            index += 8
+        }
+        return index
+    }
+
+    /// Skips bytes that need no attention in a quoted field (anything but `"` and
+    /// non-ASCII), eight at a time.
+    @inline(__always)
+    private func skipPlainQuoted(_ base: UnsafePointer<UInt8>, from start: Int, to end: Int) -> Int {
+        var index = start
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        while index + 8 <= end {
+            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+            let q = word ^ (ones &* 0x22)
+            if (((q &- ones) & ~q) | word) & highs != 0 { break }
+            index += 8
+        }
+        return index
+    }
+
+    /// Scans the record at `buffer.start`, appending each field's decoded bytes to
+    /// `output` and recording where they are. Returns the index just past the record's
     /// line end.
-    private func scanRecord(into output: inout [UInt8]) throws(Failure) -> Int {
+    private func scanRecord(into output: ByteStore) throws(Failure) -> Int {
         let base = buffer.storage
         let end = buffer.end
         let final = buffer.atEOF
@@ -178,17 +232,21 @@ final class DelimitedReader: RecordReader {
             if index < end, base[index] == quote {
                 quoted = true
                 index += 1
+                var runStart = index
                 while true {
+                    index = skipPlainQuoted(base, from: index, to: end)
                     guard index < end else {
-                        if final { throw .syntax("a quoted field is not closed before the end of input", at: index, field: fieldStarts.count) }
+                        if final { throw .syntax("a quoted field is not closed before the end of input", at: index, field: fields.count) }
                         throw .needMoreData
                     }
                     let byte = base[index]
                     if byte == quote {
                         if index + 1 >= end, !final { throw .needMoreData }
+                        output.append(base + runStart, count: index - runStart)
                         if index + 1 < end, base[index + 1] == quote {
                             output.append(quote)
                             index += 2
+                            runStart = index
                             continue
                         }
                         index += 1
@@ -197,21 +255,22 @@ final class DelimitedReader: RecordReader {
                     if byte >= 0x80 {
                         switch UTF8Validation.validateSequence(base, index, end) {
                         case .valid(let length):
-                            output.append(contentsOf: UnsafeBufferPointer(start: base + index, count: length))
                             index += length
                             continue
                         case .incomplete:
-                            if final { fallthrough } else { throw .needMoreData }
+                            if !final { throw .needMoreData }
+                            if invalidUTF8 == nil { invalidUTF8 = (index, fields.count) }
                         case .invalid:
-                            if invalidUTF8 == nil { invalidUTF8 = (index, fieldStarts.count) }
+                            if invalidUTF8 == nil { invalidUTF8 = (index, fields.count) }
                         }
                     }
-                    output.append(byte)
                     index += 1
                 }
             } else {
-                var runStart = index
-                while index < end {
+                let runStart = index
+                while true {
+                    index = skipPlainUnquoted(base, from: index, to: end)
+                    guard index < end else { break }
                     let byte = base[index]
                     if byte == delimiter || byte == 0x0A || byte == 0x0D { break }
                     if byte >= 0x80 {
@@ -220,18 +279,18 @@ final class DelimitedReader: RecordReader {
                             index += length
                             continue
                         case .incomplete:
-                            if final { fallthrough } else { throw .needMoreData }
+                            if !final { throw .needMoreData }
+                            if invalidUTF8 == nil { invalidUTF8 = (index, fields.count) }
                         case .invalid:
-                            if invalidUTF8 == nil { invalidUTF8 = (index, fieldStarts.count) }
+                            if invalidUTF8 == nil { invalidUTF8 = (index, fields.count) }
                         }
                     }
-                    index += 1
+                    index += 1  // a bare quote, or an invalid byte already noted
                 }
                 if index == end, !final { throw .needMoreData }
-                output.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: index - runStart))
-                runStart = index
+                output.append(base + runStart, count: index - runStart)
             }
-            fieldStarts.append((fieldStart, output.count - fieldStart, quoted))
+            fields.append(FieldSpan(start: fieldStart, length: output.count - fieldStart, quoted: quoted))
             // After a field: a delimiter, a line end, or the end of input.
             guard index < end else {
                 if final { return index }
@@ -250,7 +309,13 @@ final class DelimitedReader: RecordReader {
                 if final { return index + 1 }
                 throw .needMoreData
             }
-            throw .syntax("unexpected \(JSONScanner.describe(byte)) after a closing quote; a quoted field must end at a delimiter or a line end", at: index, field: fieldStarts.count - 1)
+            throw .syntax("unexpected \(JSONScanner.describe(byte)) after a closing quote; a quoted field must end at a delimiter or a line end", at: index, field: fields.count - 1)
         }
     }
 }
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif

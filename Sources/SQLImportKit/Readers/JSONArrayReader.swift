@@ -11,6 +11,7 @@ final class JSONArrayReader: RecordReader {
     private let keepRaw: Bool
     private var state = State.beforeDocument
     private var line = 1
+    private let keys = ByteStore(capacity: 256)
 
     init(buffer: InputBuffer, options: ReaderOptions, namer: ColumnNamer, keepRaw: Bool) {
         self.buffer = buffer
@@ -99,7 +100,7 @@ final class JSONArrayReader: RecordReader {
         while true {
             var scanner = JSONScanner(
                 buffer.available, start: buffer.start, endIsFinal: buffer.atEOF,
-                maxDepth: options.maxDepth, flatten: options.flatten)
+                maxDepth: options.maxDepth, flatten: options.flatten, keys: keys)
             batch.beginRow()
             do {
                 try scanner.parseRecord(into: batch, namer: namer)

@@ -12,6 +12,7 @@ final class JSONLinesReader: RecordReader {
     private let namer: ColumnNamer
     private let keepRaw: Bool
     private var line = 1
+    private let keys = ByteStore(capacity: 256)
 
     init(buffer: InputBuffer, options: ReaderOptions, namer: ColumnNamer, keepRaw: Bool) {
         self.buffer = buffer
@@ -56,7 +57,7 @@ final class JSONLinesReader: RecordReader {
 
     private func parseLine(_ batch: RecordBatch, from: Int, to: Int) throws(ReaderError) {
         let lineBuffer = UnsafeBufferPointer(start: buffer.storage + from, count: to - from)
-        var scanner = JSONScanner(lineBuffer, endIsFinal: true, maxDepth: options.maxDepth, flatten: options.flatten)
+        var scanner = JSONScanner(lineBuffer, endIsFinal: true, maxDepth: options.maxDepth, flatten: options.flatten, keys: keys)
         scanner.skipWhitespace()
         if scanner.index == lineBuffer.count { return }  // blank line
         batch.beginRow()

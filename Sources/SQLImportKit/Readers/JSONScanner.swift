@@ -24,20 +24,24 @@ struct JSONScanner {
     let flatten: Bool
 
     /// The field name being built (with `--flatten`, the `parent_child` path).
-    private var keyScratch: [UInt8] = []
+    private let keyScratch: ByteStore
     private var slot = 0
 
     /// The field being parsed, for error messages.
-    var currentField: String? { keyScratch.isEmpty ? nil : String(decoding: keyScratch, as: UTF8.self) }
+    var currentField: String? { keyScratch.isEmpty ? nil : keyScratch.string(0 ..< keyScratch.count) }
 
-    init(_ buffer: UnsafeBufferPointer<UInt8>, start: Int = 0, endIsFinal: Bool, maxDepth: Int = 512, flatten: Bool = false) {
+    /// - Parameter keys: scratch space for field names, reused across records.
+    init(
+        _ buffer: UnsafeBufferPointer<UInt8>, start: Int = 0, endIsFinal: Bool, maxDepth: Int = 512, flatten: Bool = false,
+        keys: ByteStore = ByteStore(capacity: 64)
+    ) {
+        keyScratch = keys
         base = buffer.baseAddress ?? UnsafePointer(bitPattern: 1)!
         end = buffer.count
         index = start
         self.endIsFinal = endIsFinal
         self.maxDepth = maxDepth
         self.flatten = flatten
-        keyScratch.reserveCapacity(64)
     }
 
     // MARK: - Primitives
@@ -88,12 +92,11 @@ struct JSONScanner {
             default: throw .syntax("expected a JSON object, found \(Self.describe(first))", at: index)
             }
             // Validate it, so that a malformed non-object reports its syntax error.
-            var scratch: [UInt8] = []
-            try copyValue(into: &scratch, depth: 1)
+            try copyValue(into: ByteStore(capacity: 256), depth: 1)
             throw .notAnObject(found: found, at: index)
         }
         index += 1
-        keyScratch.removeAll(keepingCapacity: true)
+        keyScratch.removeAll()
         slot = 0
         try parseMembers(into: batch, namer: namer, depth: 1)
     }
@@ -110,17 +113,9 @@ struct JSONScanner {
             guard try peek() == UInt8(ascii: "\"") else {
                 throw .syntax("expected a field name in double quotes, found \(Self.describe(base[index]))", at: index)
             }
-            keyScratch.removeSubrange(prefixLength...)
+            keyScratch.truncate(to: prefixLength)
             if prefixLength > 0 { keyScratch.append(UInt8(ascii: "_")) }
-            var key: [UInt8] = []
-            swap(&key, &keyScratch)  // scanString mutates self: decode into a moved-out copy
-            do {
-                try scanString(decodingInto: &key)
-            } catch {
-                swap(&key, &keyScratch)
-                throw error
-            }
-            swap(&key, &keyScratch)
+            try scanString(decodingInto: keyScratch)
             skipWhitespace()
             try expect(UInt8(ascii: ":"), "':' after a field name")
             skipWhitespace()
@@ -130,7 +125,7 @@ struct JSONScanner {
                 index += 1
                 try parseMembers(into: batch, namer: namer, depth: depth + 1)
             } else {
-                let column = keyScratch.withUnsafeBufferPointer { namer.column(for: $0, slot: slot, batch: batch) }
+                let column = namer.column(for: UnsafeBufferPointer(start: keyScratch.base, count: keyScratch.count), slot: slot, batch: batch)
                 slot += 1
                 batch.set(column: column, try parseFieldValue(into: batch, depth: depth))
             }
@@ -142,7 +137,7 @@ struct JSONScanner {
             index -= 1
             throw .syntax("expected ',' or '}' after a field, found \(Self.describe(next))", at: index)
         }
-        keyScratch.removeSubrange(prefixLength...)
+        keyScratch.truncate(to: prefixLength)
     }
 
     private mutating func parseFieldValue(into batch: RecordBatch, depth: Int) throws(Failure) -> Cell {
@@ -150,7 +145,7 @@ struct JSONScanner {
         switch byte {
         case UInt8(ascii: "\""):
             let start = batch.bytes.count
-            try scanString(decodingInto: &batch.bytes)
+            try scanString(decodingInto: batch.bytes)
             return Cell(kind: .text, payload: Int64(start), length: UInt32(batch.bytes.count - start))
         case UInt8(ascii: "-"), UInt8(ascii: "0") ... UInt8(ascii: "9"):
             let (start, isInteger) = try scanNumber()
@@ -176,7 +171,7 @@ struct JSONScanner {
             return .null
         case UInt8(ascii: "{"), UInt8(ascii: "["):
             let start = batch.bytes.count
-            try copyValue(into: &batch.bytes, depth: depth + 1)
+            try copyValue(into: batch.bytes, depth: depth + 1)
             return Cell(kind: .json, payload: Int64(start), length: UInt32(batch.bytes.count - start))
         default:
             throw .syntax("expected a value, found \(Self.describe(byte))", at: index)
@@ -187,7 +182,7 @@ struct JSONScanner {
 
     /// Validates the value at `index` and appends it without insignificant whitespace.
     /// Strings and numbers are copied as written, escapes included.
-    mutating func copyValue(into output: inout [UInt8], depth: Int) throws(Failure) {
+    mutating func copyValue(into output: ByteStore, depth: Int) throws(Failure) {
         guard depth <= maxDepth else { throw .tooDeep(limit: maxDepth, at: index) }
         let byte = try peek()
         switch byte {
@@ -205,12 +200,12 @@ struct JSONScanner {
                 guard try peek() == UInt8(ascii: "\"") else {
                     throw .syntax("expected a field name in double quotes, found \(Self.describe(base[index]))", at: index)
                 }
-                try scanString(verbatimInto: &output)
+                try scanString(verbatimInto: output)
                 skipWhitespace()
                 try expect(UInt8(ascii: ":"), "':' after a field name")
                 output.append(UInt8(ascii: ":"))
                 skipWhitespace()
-                try copyValue(into: &output, depth: depth + 1)
+                try copyValue(into: output, depth: depth + 1)
                 skipWhitespace()
                 let next = try peek()
                 index += 1
@@ -231,7 +226,7 @@ struct JSONScanner {
             }
             while true {
                 skipWhitespace()
-                try copyValue(into: &output, depth: depth + 1)
+                try copyValue(into: output, depth: depth + 1)
                 skipWhitespace()
                 let next = try peek()
                 index += 1
@@ -242,19 +237,14 @@ struct JSONScanner {
                 throw .syntax("expected ',' or ']' in an array, found \(Self.describe(next))", at: index)
             }
         case UInt8(ascii: "\""):
-            try scanString(verbatimInto: &output)
+            try scanString(verbatimInto: output)
         case UInt8(ascii: "-"), UInt8(ascii: "0") ... UInt8(ascii: "9"):
             let (start, _) = try scanNumber()
-            output.append(contentsOf: UnsafeBufferPointer(start: base + start, count: index - start))
-        case UInt8(ascii: "t"):
-            try scanLiteral("true")
-            output.append(contentsOf: "true".utf8)
-        case UInt8(ascii: "f"):
-            try scanLiteral("false")
-            output.append(contentsOf: "false".utf8)
-        case UInt8(ascii: "n"):
-            try scanLiteral("null")
-            output.append(contentsOf: "null".utf8)
+            output.append(base + start, count: index - start)
+        case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
+            let start = index
+            try scanLiteral(byte == UInt8(ascii: "t") ? "true" : byte == UInt8(ascii: "f") ? "false" : "null")
+            output.append(base + start, count: index - start)
         default:
             throw .syntax("expected a value, found \(Self.describe(byte))", at: index)
         }
@@ -314,49 +304,71 @@ struct JSONScanner {
 
     /// Scans a string starting at its opening quote and appends its decoded UTF-8 value.
     /// Invalid UTF-8, control characters, bad escapes and lone surrogates are errors.
-    mutating func scanString(decodingInto output: inout [UInt8]) throws(Failure) {
+    mutating func scanString(decodingInto output: ByteStore) throws(Failure) {
         index += 1  // opening quote
         var runStart = index
         while true {
+            index = Self.skipPlainBytes(base, from: index, to: end)
             guard index < end else { throw endFailure() }
             let byte = base[index]
             if byte == UInt8(ascii: "\"") {
-                output.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: index - runStart))
+                output.append(base + runStart, count: index - runStart)
                 index += 1
                 return
             }
             if byte == UInt8(ascii: "\\") {
-                output.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: index - runStart))
-                try decodeEscape(into: &output)
+                output.append(base + runStart, count: index - runStart)
+                try decodeEscape(into: output)
                 runStart = index
                 continue
             }
             if byte < 0x20 {
                 throw .syntax("control character \(Self.describe(byte)) inside a string; escape it (e.g. \\n)", at: index)
             }
-            if byte >= 0x80 {
-                switch UTF8Validation.validateSequence(base, index, end) {
-                case .valid(let length): index += length
-                case .incomplete: throw endFailure()
-                case .invalid: throw .syntax("invalid UTF-8 byte \(Self.describe(byte)) inside a string", at: index)
-                }
-                continue
+            switch UTF8Validation.validateSequence(base, index, end) {
+            case .valid(let length): index += length
+            case .incomplete: throw endFailure()
+            case .invalid: throw .syntax("invalid UTF-8 byte \(Self.describe(byte)) inside a string", at: index)
             }
+        }
+    }
+
+    /// Skips bytes that need no attention inside a string (printable ASCII other than
+    /// `"` and `\\`), eight at a time: returns the index of the first byte that does.
+    @inline(__always)
+    static func skipPlainBytes(_ base: UnsafePointer<UInt8>, from start: Int, to end: Int) -> Int {
+        var index = start
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        while index + 8 <= end {
+            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+            let quote = word ^ (ones &* 0x22)
+            let backslash = word ^ (ones &* 0x5C)
+            // A byte is flagged when it is zero after the XOR (a match), below 0x20, or
+            // has its high bit set (non-ASCII).
+            let special = ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | (word &- ones &* 0x20) | word
+            if special & highs != 0 { break }
+            index += 8
+        }
+        while index < end {
+            let byte = base[index]
+            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 || byte >= 0x80 { return index }
             index += 1
         }
+        return index
     }
 
     /// Scans a string and appends it as written, quotes and escapes included. It is
     /// validated by the decoding scan, whose output is then replaced by the raw bytes.
-    private mutating func scanString(verbatimInto output: inout [UInt8]) throws(Failure) {
+    private mutating func scanString(verbatimInto output: ByteStore) throws(Failure) {
         let start = index
         let mark = output.count
-        try scanString(decodingInto: &output)
-        output.removeSubrange(mark...)
-        output.append(contentsOf: UnsafeBufferPointer(start: base + start, count: index - start))
+        try scanString(decodingInto: output)
+        output.truncate(to: mark)
+        output.append(base + start, count: index - start)
     }
 
-    private mutating func decodeEscape(into output: inout [UInt8]) throws(Failure) {
+    private mutating func decodeEscape(into output: ByteStore) throws(Failure) {
         index += 1  // backslash
         let byte = try peek()
         index += 1
@@ -380,11 +392,11 @@ struct JSONScanner {
                 guard low & 0xFC00 == 0xDC00 else {
                     throw .syntax("surrogate \\u\(String(unit, radix: 16, uppercase: true)) is followed by \\u\(String(low, radix: 16, uppercase: true)), not a low surrogate", at: index)
                 }
-                UTF8Validation.append(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00), to: &output)
+                UTF8Validation.append(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00), to: output)
             } else if unit & 0xFC00 == 0xDC00 {
                 throw .syntax("lone low surrogate \\u\(String(unit, radix: 16, uppercase: true)); it cannot be stored as UTF-8", at: index)
             } else {
-                UTF8Validation.append(unit, to: &output)
+                UTF8Validation.append(unit, to: output)
             }
         default:
             throw .syntax("invalid escape \\\(Character(UnicodeScalar(byte)))", at: index - 1)
@@ -415,8 +427,7 @@ extension JSONScanner {
     static func validateDocument(_ buffer: UnsafeBufferPointer<UInt8>, maxDepth: Int = 512) throws(Failure) {
         var scanner = JSONScanner(buffer, endIsFinal: true, maxDepth: maxDepth)
         scanner.skipWhitespace()
-        var scratch: [UInt8] = []
-        try scanner.copyValue(into: &scratch, depth: 1)
+        try scanner.copyValue(into: ByteStore(capacity: buffer.count + 16), depth: 1)
         scanner.skipWhitespace()
         guard scanner.index == scanner.end else {
             throw .syntax("unexpected \(describe(buffer[scanner.index])) after the value", at: scanner.index)

@@ -1,6 +1,6 @@
 /// What a cell holds. Readers decide the kind from the input's own syntax; the writer
 /// maps kinds onto SQLite storage classes (see `StatementBinder`).
-public enum CellKind: UInt8, Sendable {
+public enum CellKind: UInt8, Sendable, BitwiseCopyable {
     /// The record has no such field: the column is left out of the statement.
     case absent
     case null
@@ -20,7 +20,7 @@ public enum CellKind: UInt8, Sendable {
 }
 
 /// One field of one record. 16 bytes, stored inline in `RecordBatch.cells`.
-public struct Cell: Sendable {
+public struct Cell: Sendable, BitwiseCopyable {
     public var payload: Int64
     public var length: UInt32
     public var kind: CellKind

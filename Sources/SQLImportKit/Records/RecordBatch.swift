@@ -6,12 +6,12 @@
 /// the missing tail is `absent`. Text lives in one byte store. Nothing is allocated per
 /// row once the arrays have grown to their working size.
 public final class RecordBatch: @unchecked Sendable {
-    public internal(set) var cells: [Cell] = []
-    public internal(set) var rowStarts: [Int] = []
-    public internal(set) var lines: [Int] = []
-    public internal(set) var byteOffsets: [Int64] = []
+    public let cells = GrowableBuffer<Cell>(capacity: 1 << 16)
+    public let rowStarts = GrowableBuffer<Int>(capacity: 4096)
+    public let lines = GrowableBuffer<Int>(capacity: 4096)
+    public let byteOffsets = GrowableBuffer<Int64>(capacity: 4096)
     /// Decoded text of every textual cell.
-    public internal(set) var bytes: [UInt8] = []
+    public let bytes = ByteStore(capacity: 1 << 20)
     /// Input columns first seen in this batch, in column-number order.
     public internal(set) var newColumns: [String] = []
     /// Index of the input this batch came from, in the run's input list.
@@ -32,8 +32,15 @@ public final class RecordBatch: @unchecked Sendable {
     /// of this batch: the writer commits after it.
     public internal(set) var endsCommitInterval = false
 
-    private var currentRowStart = 0
-    private var currentBytesStart = 0
+    /// Where the row being built starts in `cells` and `bytes` (behind a pointer, like
+    /// `GrowableBuffer`'s state, to keep per-field writes free of exclusivity checks).
+    private let cursor: UnsafeMutablePointer<(cells: Int, bytes: Int)> = {
+        let pointer = UnsafeMutablePointer<(cells: Int, bytes: Int)>.allocate(capacity: 1)
+        pointer.initialize(to: (0, 0))
+        return pointer
+    }()
+
+    deinit { cursor.deallocate() }
 
     public init() {}
 
@@ -57,14 +64,12 @@ public final class RecordBatch: @unchecked Sendable {
     }
 
     public func text(_ cell: Cell) -> String {
-        bytes.withUnsafeBufferPointer { buffer in
-            String(decoding: UnsafeBufferPointer(rebasing: buffer[Int(cell.payload) ..< Int(cell.payload) + Int(cell.length)]), as: UTF8.self)
-        }
+        bytes.string(Int(cell.payload) ..< Int(cell.payload) + Int(cell.length))
     }
 
     /// Calls `body` with the bytes of a textual cell.
     public func withText<Result>(_ cell: Cell, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
-        bytes.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[Int(cell.payload) ..< Int(cell.payload) + Int(cell.length)])) }
+        body(UnsafeRawBufferPointer(start: bytes.base + Int(cell.payload), count: Int(cell.length)))
     }
 
     public func rawRecord(row: Int) -> String? {
@@ -73,11 +78,11 @@ public final class RecordBatch: @unchecked Sendable {
     }
 
     func reset(inputIndex: Int) {
-        cells.removeAll(keepingCapacity: true)
-        rowStarts.removeAll(keepingCapacity: true)
-        lines.removeAll(keepingCapacity: true)
-        byteOffsets.removeAll(keepingCapacity: true)
-        bytes.removeAll(keepingCapacity: true)
+        cells.removeAll()
+        rowStarts.removeAll()
+        lines.removeAll()
+        byteOffsets.removeAll()
+        bytes.removeAll()
         newColumns.removeAll(keepingCapacity: true)
         rawBytes.removeAll(keepingCapacity: true)
         rawRanges.removeAll(keepingCapacity: true)
@@ -91,31 +96,36 @@ public final class RecordBatch: @unchecked Sendable {
     // MARK: - Building rows (reader side)
 
     @inline(__always) func beginRow() {
-        currentRowStart = cells.count
-        currentBytesStart = bytes.count
+        cursor.pointee = (cells.count, bytes.count)
+    }
+
+    /// Begins a row whose text was already decoded into `bytes` from `bytesStart` on.
+    @inline(__always) func beginRow(bytesStart: Int) {
+        cursor.pointee = (cells.count, bytesStart)
     }
 
     @inline(__always) func set(column: Int, _ cell: Cell) {
-        let index = currentRowStart + column
+        let index = cursor.pointee.cells + column
         if index < cells.count {
             cells[index] = cell
         } else {
-            while cells.count < index { cells.append(.absent) }
+            cells.reserve(index + 1 - cells.count)
+            while cells.count < index { cells.append(Cell.absent) }
             cells.append(cell)
         }
     }
 
     /// Keeps the row built since `beginRow()`.
     @inline(__always) func commitRow(line: Int, byteOffset: Int64) {
-        rowStarts.append(currentRowStart)
+        rowStarts.append(cursor.pointee.cells)
         lines.append(line)
         byteOffsets.append(byteOffset)
     }
 
     /// Drops a partly built row (the record needs more input, or was malformed).
     @inline(__always) func discardRow() {
-        cells.removeSubrange(currentRowStart...)
-        bytes.removeSubrange(currentBytesStart...)
+        cells.truncate(to: cursor.pointee.cells)
+        bytes.truncate(to: cursor.pointee.bytes)
     }
 
     /// Sets aside a record the reader could not read; `position` is where it starts.

@@ -43,7 +43,7 @@ enum UTF8Validation {
 
     /// Appends the UTF-8 encoding of a scalar value.
     @inline(__always)
-    static func append(_ scalar: UInt32, to bytes: inout [UInt8]) {
+    static func append(_ scalar: UInt32, to bytes: ByteStore) {
         switch scalar {
         case 0 ..< 0x80:
             bytes.append(UInt8(scalar))

@@ -1,0 +1,63 @@
+import Foundation
+import Testing
+@testable import SQLImportKit
+
+@Suite struct DelimitedReaderTests {
+    func read(_ text: String, name: String = "t.csv", _ configure: (inout ReaderOptions) -> Void = { _ in }) throws -> [[String: RecordsReader.Value]] {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        var options = ReaderOptions()
+        configure(&options)
+        return try RecordsReader.read(TestSupport.write(text, to: directory.appendingPathComponent(name)), options: options)
+    }
+
+    @Test func noHeaderNamesColumnsC1ToCNAndKeepsTheFirstRecord() throws {
+        let records = try read("1,a\n2,b\n") { $0.hasHeader = false }
+        #expect(records.count == 2)
+        #expect(records[0] == ["c1": .untyped("1"), "c2": .untyped("a")])
+        #expect(records[1] == ["c1": .untyped("2"), "c2": .untyped("b")])
+    }
+
+    @Test func customDelimiterAndNullText() throws {
+        let records = try read("a;b;c\nNA;\"NA\";x;y\n".replacingOccurrences(of: ";x;y", with: ";x")) {
+            $0.delimiter = UInt8(ascii: ";")
+            $0.nullText = "NA"
+        }
+        // Unquoted NA is NULL; quoted "NA" is the text NA.
+        #expect(records == [["a": .null, "b": .untyped("NA"), "c": .untyped("x")]])
+    }
+
+    @Test func tsvIsChosenByExtension() throws {
+        let records = try read("a\tb\n1\tx y\n", name: "t.tsv")
+        #expect(records == [["a": .untyped("1"), "b": .untyped("x y")]])
+    }
+
+    @Test func crlfBomAndFinalLineWithoutNewline() throws {
+        let records = try read("\u{FEFF}a,b\r\n1,\"two\r\nlines\"\r\n3,4")
+        #expect(records == [["a": .untyped("1"), "b": .untyped("two\r\nlines")], ["a": .untyped("3"), "b": .untyped("4")]])
+    }
+
+    @Test func longQuotedFieldsCrossBufferRefills() throws {
+        let long = String(repeating: "x\"\"y,", count: 400_000)  // 2 MiB decoded, with escapes
+        let records = try read("a,b\n\"\(long)\",end\n")
+        #expect(records.count == 1)
+        #expect(records[0]["a"] == .untyped(long.replacingOccurrences(of: "\"\"", with: "\"")))
+        #expect(records[0]["b"] == .untyped("end"))
+    }
+
+    @Test func textAfterAClosingQuoteIsAnErrorWithItsLine() throws {
+        #expect {
+            try read("a,b\n1,2\n\"x\"y,3\n")
+        } throws: { error in
+            "\(error)".contains("t.csv:3") && "\(error)".contains("after a closing quote")
+        }
+    }
+
+    @Test func unclosedQuoteIsAnError() throws {
+        #expect {
+            try read("a,b\n1,\"open\n")
+        } throws: { error in
+            "\(error)".contains("not closed before the end of input")
+        }
+    }
+}
