@@ -185,17 +185,11 @@ final class DelimitedReader: RecordReader {
     @inline(__always)
     private func skipPlainUnquoted(_ base: UnsafePointer<UInt8>, from start: Int, to end: Int) -> Int {
         var index = start
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
-        let delimiters = ones &* UInt64(delimiter)
         while index + 8 <= end {
-            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
-            let d = word ^ delimiters
-            let q = word ^ (ones &* 0x22)
-            let n = word ^ (ones &* 0x0A)
-            let r = word ^ (ones &* 0x0D)
-            let special = ((d &- ones) & ~d) | ((q &- ones) & ~q) | ((n &- ones) & ~n) | ((r &- ones) & ~r) | word
-            if special & highs != 0 { break }
+            let word = ByteScanning.word(at: base + index)
+            let special = ByteScanning.matches(word, delimiter) | ByteScanning.matches(word, UInt8(ascii: "\""))
+                | ByteScanning.matches(word, 0x0A) | ByteScanning.matches(word, 0x0D) | ByteScanning.nonASCII(word)
+            if special != 0 { break }
             index += 8
         }
         return index
@@ -206,12 +200,9 @@ final class DelimitedReader: RecordReader {
     @inline(__always)
     private func skipPlainQuoted(_ base: UnsafePointer<UInt8>, from start: Int, to end: Int) -> Int {
         var index = start
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
         while index + 8 <= end {
-            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
-            let q = word ^ (ones &* 0x22)
-            if (((q &- ones) & ~q) | word) & highs != 0 { break }
+            let word = ByteScanning.word(at: base + index)
+            if ByteScanning.matches(word, UInt8(ascii: "\"")) | ByteScanning.nonASCII(word) != 0 { break }
             index += 8
         }
         return index

@@ -338,16 +338,11 @@ struct JSONScanner {
     @inline(__always)
     static func skipPlainBytes(_ base: UnsafePointer<UInt8>, from start: Int, to end: Int) -> Int {
         var index = start
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
         while index + 8 <= end {
-            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
-            let quote = word ^ (ones &* 0x22)
-            let backslash = word ^ (ones &* 0x5C)
-            // A byte is flagged when it is zero after the XOR (a match), below 0x20, or
-            // has its high bit set (non-ASCII).
-            let special = ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | (word &- ones &* 0x20) | word
-            if special & highs != 0 { break }
+            let word = ByteScanning.word(at: base + index)
+            let special = ByteScanning.matches(word, UInt8(ascii: "\"")) | ByteScanning.matches(word, UInt8(ascii: "\\"))
+                | ByteScanning.controlOrNonASCII(word)
+            if special != 0 { break }
             index += 8
         }
         while index < end {
