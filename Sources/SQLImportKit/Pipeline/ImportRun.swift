@@ -35,6 +35,7 @@ final class ImportRun {
     /// interrupted run, and are skipped.
     private var resumeOffsetOfInput: [Int: Int64] = [:]
     private var countsAtLastCommit = OutcomeCounts()
+    private var deferredIndexes = DeferredIndexes()
     private var rejectsFile: RejectsFile?
 
     init(
@@ -76,6 +77,7 @@ final class ImportRun {
             tableIsReal = true
             tableWasEmpty = try Bool.fetchOne(db, sql: "SELECT NOT EXISTS (SELECT 1 FROM \(SQLIdentifier.quote(table)))") ?? true
             try resolveTarget()
+            try deferIndexes()
         }
         var sample: [RecordBatch] = []
         var sampleRows = 0
@@ -116,7 +118,16 @@ final class ImportRun {
             try createTable(from: sample)
         }
         for pending in sample { try write(pending) }
+        try deferredIndexes.rebuild(db, table: table)
         finishSummary()
+    }
+
+    /// For a first load, drops secondary indexes to build them once at the end (see
+    /// `DeferredIndexes` for when this applies).
+    private func deferIndexes() throws {
+        guard tableWasEmpty, tableIsReal, !options.dryRun, options.commitEvery == nil, options.onError == .abort else { return }
+        deferredIndexes = try DeferredIndexes.drop(db, table: table, keep: target?.key.indexName)
+        summary.deferredIndexes = deferredIndexes.indexes.map(\.name)
     }
 
     private func checkCancellation() throws {

@@ -22,6 +22,8 @@ public struct ImportSummary: Sendable, Codable {
     public var createdTable: String?
     public var addedColumns: [String] = []
     public var createdIndex: String?
+    /// Secondary indexes built after the load instead of row by row (a first load).
+    public var deferredIndexes: [String] = []
     /// The upsert statement of the first record shape, for `--dry-run`.
     public var statementSQL: String?
     public var dryRun = false

@@ -8,6 +8,7 @@ public enum SchemaError: Error, Sendable, CustomStringConvertible {
     case invalidTypeOverride(String)
     case unknownColumnInOption(option: String, column: String, table: String)
     case noColumns(input: String)
+    case duplicatesForUniqueIndex(table: String, index: String, message: String)
 
     public var description: String {
         switch self {
@@ -25,6 +26,8 @@ public enum SchemaError: Error, Sendable, CustomStringConvertible {
             return "--type \(text): expected COLUMN=TYPE with TYPE one of INTEGER, REAL, TEXT, BLOB, ANY"
         case .unknownColumnInOption(let option, let column, let table):
             return "\(option) names \(SQLIdentifier.quote(column)), which is neither a field of the input nor a column of \(SQLIdentifier.quote(table))"
+        case .duplicatesForUniqueIndex(let table, let index, let message):
+            return "the input holds records that unique index \(SQLIdentifier.quote(index)) of \(SQLIdentifier.quote(table)) refuses (\(message)); nothing was committed. Make those keys unique, or upsert on that index with --upsert"
         case .noColumns(let input):
             return "\(input): no records with fields, so no table can be created; check the input or create the table first"
         }

@@ -58,7 +58,10 @@ final class PartialPredicateFilter {
 
     func isInside(row: Int, of batch: RecordBatch, shape: RowShape, session: WriteSession, bytes: UnsafePointer<UInt8>) throws -> Bool {
         if let column = notNullColumn {
-            guard let position = shape.statement.columns.firstIndex(where: { $0.lowercased() == column.lowercased() }) else { return false }
+            if shape.notNullPosition == nil {
+                shape.notNullPosition = .some(shape.statement.columns.firstIndex { $0.lowercased() == column.lowercased() })
+            }
+            guard let position = shape.notNullPosition! else { return false }
             let kind = batch.cell(row: row, column: shape.inputColumns[position]).kind
             return kind != .null && kind != .absent
         }

@@ -17,10 +17,14 @@
 ///   update trigger), and `sqlimport_outcome` counts why a row was not updated.
 ///   `INSERT OR REPLACE` is never used: it deletes rows and breaks foreign keys.
 public struct UpsertStatement: Sendable {
-    public var table: String
-    public var columns: [String]
-    public var target: ConflictTarget?
-    public var policy: MergePolicy
+    public let table: String
+    public let columns: [String]
+    public let target: ConflictTarget?
+    public let policy: MergePolicy
+    /// Columns the `DO UPDATE SET` assigns: the input's columns but the key columns.
+    public let updatedColumns: [String]
+    /// True when conflicts are resolved with `DO NOTHING` (ignore, or nothing to set).
+    public let doesNothingOnConflict: Bool
 
     /// The SQL function the `DO UPDATE ... WHERE` calls: `sqlimport_outcome(isNewer, isChanged)`.
     static let outcomeFunction = "sqlimport_outcome"
@@ -30,18 +34,14 @@ public struct UpsertStatement: Sendable {
         self.columns = columns
         self.target = target
         self.policy = policy
+        if let target {
+            let protected = Set((target.columns + (target.fallbackKey ?? [])).map { $0.lowercased() })
+            updatedColumns = columns.filter { !protected.contains($0.lowercased()) }
+        } else {
+            updatedColumns = []
+        }
+        doesNothingOnConflict = policy == .ignore || updatedColumns.isEmpty
     }
-
-    /// Columns the `DO UPDATE SET` assigns.
-    public var updatedColumns: [String] {
-        guard let target else { return [] }
-        var protected = Set(target.columns.map { $0.lowercased() })
-        for column in target.fallbackKey ?? [] { protected.insert(column.lowercased()) }
-        return columns.filter { !protected.contains($0.lowercased()) }
-    }
-
-    /// True when conflicts are resolved with `DO NOTHING` (ignore, or nothing to set).
-    public var doesNothingOnConflict: Bool { policy == .ignore || updatedColumns.isEmpty }
 
     /// The statement for `rowCount` records: `VALUES (...), (...)`.
     public func sql(rowCount: Int = 1) -> String {

@@ -12,6 +12,8 @@ final class RowShape {
     let statement: UpsertStatement
     /// Prepared statements by rows per statement.
     var prepared: [Int: OpaquePointer] = [:]
+    /// Position of the column a `col IS NOT NULL` partial predicate tests, once known.
+    var notNullPosition: Int??
 
     init(inputColumns: [Int], tableColumns: [Int], schema: TableSchema, target: ConflictTarget?, policy: MergePolicy) {
         self.inputColumns = inputColumns
