@@ -24,12 +24,14 @@ enum StatementBinder {
         case .real:
             sqlite3_bind_double(statement, index, cell.doubleValue)
         case .text, .json:
+            if cell.kind == .json, affinity == .blob, bindBlob(cell, to: statement, at: index, bytes: bytes, BlobMarker.decodeJSON) { return }
             if affinity.roundsBigIntegers, cell.kind == .text, isBigInteger(cell, bytes) { throw .bigIntegerInNumericColumn }
             bindText(cell, to: statement, at: index, bytes: bytes)
         case .numberAsText:
             if affinity != .text && affinity != .blob { throw .bigIntegerInNumericColumn }
             bindText(cell, to: statement, at: index, bytes: bytes)
         case .untypedText:
+            if affinity == .blob, bindBlob(cell, to: statement, at: index, bytes: bytes, BlobMarker.decodeText) { return }
             if affinity.roundsBigIntegers {
                 switch NumberText.parseInteger(UnsafeRawBufferPointer(start: bytes + Int(cell.payload), count: Int(cell.length))) {
                 case .value(let value):
@@ -54,6 +56,21 @@ enum StatementBinder {
             let start = UnsafeRawPointer(bytes + Int(cell.payload)).assumingMemoryBound(to: CChar.self)
             sqlite3_bind_text(statement, index, start, Int32(cell.length), nil)
         }
+    }
+
+    /// Binds the bytes of a BLOB marker (see `BlobMarker`); false when the cell is no marker.
+    private static func bindBlob(
+        _ cell: Cell, to statement: OpaquePointer, at index: Int32, bytes: UnsafePointer<UInt8>,
+        _ decode: (UnsafeRawBufferPointer) -> [UInt8]?
+    ) -> Bool {
+        guard let blob = decode(UnsafeRawBufferPointer(start: bytes + Int(cell.payload), count: Int(cell.length))) else { return false }
+        if blob.isEmpty {
+            // A NULL pointer would bind NULL: a zero-length BLOB needs zeroblob.
+            sqlite3_bind_zeroblob(statement, index, 0)
+        } else {
+            _ = blob.withUnsafeBytes { sqlite3_bind_blob(statement, index, $0.baseAddress, Int32($0.count), transient) }
+        }
+        return true
     }
 
     private static func isBigInteger(_ cell: Cell, _ bytes: UnsafePointer<UInt8>) -> Bool {
