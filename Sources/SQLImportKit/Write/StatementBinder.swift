@@ -43,6 +43,12 @@ enum StatementBinder {
                     break
                 }
             }
+            if affinity == .real, let value = exactDouble(cell, bytes) {
+                // SQLite's own text-to-REAL conversion is not correctly rounded for
+                // every input (3.40: about 1 in 200 random doubles is off by one ulp).
+                sqlite3_bind_double(statement, index, value)
+                return
+            }
             // Other text is bound as text; the column's affinity (or STRICT type) applies.
             bindText(cell, to: statement, at: index, bytes: bytes)
         }
@@ -71,6 +77,12 @@ enum StatementBinder {
             _ = blob.withUnsafeBytes { sqlite3_bind_blob(statement, index, $0.baseAddress, Int32($0.count), transient) }
         }
         return true
+    }
+
+    /// The correctly rounded Double of a cell of JSON number syntax, else nil.
+    private static func exactDouble(_ cell: Cell, _ bytes: UnsafePointer<UInt8>) -> Double? {
+        let text = UnsafeRawBufferPointer(start: bytes + Int(cell.payload), count: Int(cell.length))
+        return NumberText.isNumberSyntax(text) ? NumberText.parseDouble(text) : nil
     }
 
     private static func isBigInteger(_ cell: Cell, _ bytes: UnsafePointer<UInt8>) -> Bool {
