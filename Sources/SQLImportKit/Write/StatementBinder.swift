@@ -2,7 +2,9 @@ import GRDBSQLite
 
 /// Binds cells straight to a prepared statement with `sqlite3_bind_*`: no `DatabaseValue`,
 /// no String, no allocation per value. Text is bound in place (`SQLITE_STATIC`) from the
-/// batch's byte store, which outlives the step.
+/// batch's byte store, which outlives the step. A BLOB marker (see `BlobMarker`) binds as
+/// bytes into a column that holds BLOBs; CSV number text binds into a REAL column as its
+/// correctly rounded Double.
 enum StatementBinder {
     /// Why a value was not bound.
     enum Refusal: Error {
