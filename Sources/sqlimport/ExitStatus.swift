@@ -52,6 +52,18 @@ enum ExitStatus {
             case .emptyRecord, .invalidFieldName, .tooManyRejects, .inputChangedSinceInterruptedRun: return badData
             default: return usage
             }
+        case let error as OutputError:
+            switch error {
+            case .brokenPipe: return success
+            case .alreadyExists: return usage
+            case .cannotCreate, .writeFailed: return ioError
+            case .compressionFailed: return software
+            }
+        case let error as ExportError:
+            if case .invalidUTF8 = error { return badData }
+            return usage
+        case is SnapshotError:
+            return badData
         case let error as DatabaseError:
             switch error.resultCode {
             case .SQLITE_BUSY, .SQLITE_LOCKED: return temporary

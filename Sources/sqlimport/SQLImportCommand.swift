@@ -10,7 +10,7 @@ struct SQLImportCommand: ParsableCommand {
         abstract: "Stream JSON Lines, JSON, CSV and TSV into SQLite, and upsert them safely.",
         discussion: "Exit codes are listed in README.md.",
         version: "0.1.0",
-        subcommands: [Import.self, Inspect.self],
+        subcommands: [Import.self, Inspect.self, Export.self, Snapshot.self, Restore.self],
         defaultSubcommand: Import.self)
 
     static func main() {
@@ -20,7 +20,7 @@ struct SQLImportCommand: ParsableCommand {
         // instead of killing the process half-way.
         signal(SIGXFSZ, SIG_IGN)
         do {
-            var command = try parseAsRoot()
+            var command = try parseAsRoot(Export.normalizing(Array(CommandLine.arguments.dropFirst())))
             try command.run()
         } catch let exit as ExitCode {
             Foundation.exit(exit.rawValue)

@@ -1,0 +1,116 @@
+import Foundation
+import GRDB
+
+/// Options of `sqlimport restore`.
+public struct RestoreOptions: Sendable {
+    /// The snapshot: zstd (as `sqlimport snapshot` writes it), gzip or plain.
+    public var snapshotPath: String
+    /// The database file to create.
+    public var databasePath: String
+    /// Replace an existing database (`--force`); otherwise it is an error.
+    public var force = false
+
+    public init(snapshotPath: String, databasePath: String) {
+        self.snapshotPath = snapshotPath
+        self.databasePath = databasePath
+    }
+}
+
+/// What a restore wrote.
+public struct RestoreSummary: Sendable {
+    /// The database file created.
+    public var database: String
+    /// Size of the restored database.
+    public var databaseBytes: Int64
+}
+
+/// Turns a snapshot back into a database file: the library's entry point for
+/// `sqlimport restore`.
+///
+/// The snapshot is decompressed as a stream into a temporary file next to the target,
+/// checked (a SQLite header, then `PRAGMA integrity_check`), and only then renamed onto
+/// the target, atomically. A truncated or damaged snapshot is a `SnapshotError`, and the
+/// target is left exactly as it was.
+///
+/// ```swift
+/// try Restorer(options: RestoreOptions(snapshotPath: "app.sqlite.zst", databasePath: "restored.db")).run()
+/// ```
+public final class Restorer {
+    public let options: RestoreOptions
+
+    public init(options: RestoreOptions) {
+        self.options = options
+    }
+
+    /// Restores the snapshot.
+    /// - Throws: `OutputError.alreadyExists` for an existing target without `force`,
+    ///   `InputError` when the snapshot cannot be opened, `SnapshotError` when it is
+    ///   damaged.
+    public func run() throws -> RestoreSummary {
+        let target = options.databasePath
+        if !options.force, FileManager.default.fileExists(atPath: target) {
+            throw OutputError.alreadyExists(path: target, what: "databases")
+        }
+        let input = try InputSource(path: options.snapshotPath)
+        let file = try AtomicOutputFile(destination: target, purpose: "restore")
+        // Opening the copy for the check may create SQLite's side files next to it.
+        let sidecars = ["-journal", "-wal", "-shm"].map { file.temporaryPath + $0 }
+        do {
+            let sink = file.makeSink()
+            do {
+                try sink.write(contentsOf: input.source)
+            } catch let error as InputError {
+                switch error {
+                case .corruptCompressedStream, .truncatedCompressedStream, .decompressionBombGuard:
+                    throw SnapshotError.damaged(snapshot: options.snapshotPath, reason: Self.reason(error))
+                case .notFound, .unreadable:
+                    throw error
+                }
+            }
+            try file.close()
+            try TemporaryFiles.shared.whileRegistered(sidecars) { try verify(file.temporaryPath) }
+            if options.force {
+                // A replaced database's journal or WAL would be applied to the new file.
+                for suffix in ["-journal", "-wal", "-shm"] { unlink(target + suffix) }
+            }
+            try file.commit(replacing: options.force, what: "databases")
+            return RestoreSummary(database: target, databaseBytes: sink.bytesWritten)
+        } catch {
+            file.discard()
+            throw error
+        }
+    }
+
+    /// Checks that `path` holds a sound SQLite database.
+    private func verify(_ path: String) throws {
+        let header = FileHandle(forReadingAtPath: path).flatMap { handle in
+            defer { try? handle.close() }
+            return try? handle.read(upToCount: 16)
+        }
+        guard header == Data("SQLite format 3\0".utf8) else {
+            throw SnapshotError.notADatabase(snapshot: options.snapshotPath)
+        }
+        var problems: [String]
+        do {
+            let queue = try DatabaseQueue(path: path)
+            problems = try queue.inDatabase { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
+            try queue.close()
+        } catch let error as DatabaseError {
+            problems = [error.message ?? "\(error.resultCode)"]
+        }
+        guard problems == ["ok"] else {
+            throw SnapshotError.integrityCheckFailed(snapshot: options.snapshotPath, problems: problems)
+        }
+    }
+
+    private static func reason(_ error: InputError) -> String {
+        switch error {
+        case .truncatedCompressedStream(_, let compression, let offset):
+            return "the \(compression.rawValue) stream ends early at compressed byte \(offset): the file is truncated"
+        case .corruptCompressedStream(_, let compression, let offset, let reason):
+            return "corrupt \(compression.rawValue) stream at compressed byte \(offset): \(reason)"
+        default:
+            return error.description
+        }
+    }
+}

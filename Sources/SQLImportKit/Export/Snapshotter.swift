@@ -1,0 +1,98 @@
+import Foundation
+import GRDB
+
+/// Options of `sqlimport snapshot`.
+public struct SnapshotOptions: Sendable {
+    /// The database to copy; it is opened read-only.
+    public var databasePath: String
+    /// The snapshot file; nil names it `sqlimport-<UTC time>.sqlite.zst` in the current
+    /// folder (see `Snapshotter.defaultName(at:)`).
+    public var outputPath: String?
+    /// zstd level (`--level`).
+    public var level = ZstdCompressingSink.defaultLevel
+    /// libzstd worker threads (`--threads`).
+    public var workers = 2
+    /// Replace an existing output (`--force`); otherwise it is an error.
+    public var force = false
+    /// How long to wait for a writer's lock.
+    public var busyTimeoutMilliseconds = 5000
+
+    public init(databasePath: String) {
+        self.databasePath = databasePath
+    }
+}
+
+/// What a snapshot wrote.
+public struct SnapshotSummary: Sendable {
+    /// The snapshot file written.
+    public var output: String
+    /// Size of the vacuumed copy, uncompressed.
+    public var databaseBytes: Int64
+    /// Size of the snapshot file.
+    public var snapshotBytes: Int64
+}
+
+/// Writes a transactionally consistent, compressed copy of a whole database (tables,
+/// indexes, triggers, views): the library's entry point for `sqlimport snapshot`.
+///
+/// `VACUUM INTO` copies the database inside one read transaction into a temporary file
+/// next to the output, so writers can go on meanwhile; the copy is then streamed through
+/// zstd (with its content checksum) into a second temporary file, which is renamed into
+/// place. `zstd -d FILE.sqlite.zst` yields the database. Both temporary files are removed
+/// on success, failure or (through `TemporaryFiles`) a signal.
+///
+/// ```swift
+/// var options = SnapshotOptions(databasePath: "app.db")
+/// options.outputPath = "backups/app.sqlite.zst"
+/// let summary = try Snapshotter(options: options).run()
+/// ```
+public final class Snapshotter {
+    public let options: SnapshotOptions
+
+    public init(options: SnapshotOptions) {
+        self.options = options
+    }
+
+    /// `sqlimport-20261122T020000Z.sqlite.zst`: UTC, to the second, so that nightly runs
+    /// never overwrite each other.
+    public static func defaultName(at date: Date) -> String {
+        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        return String(
+            format: "sqlimport-%04d%02d%02dT%02d%02d%02dZ.sqlite.zst",
+            Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
+    }
+
+    /// Takes the snapshot.
+    /// - Parameter now: the time that names a default output.
+    /// - Throws: `OutputError.alreadyExists` for an existing output without `force`,
+    ///   GRDB's `DatabaseError` when the database cannot be read.
+    public func run(now: Date = Date()) throws -> SnapshotSummary {
+        let output = options.outputPath ?? Self.defaultName(at: now)
+        if !options.force, FileManager.default.fileExists(atPath: output) {
+            throw OutputError.alreadyExists(path: output, what: "snapshots")
+        }
+        let queue = try SourceDatabase.openReadOnly(path: options.databasePath, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
+        // The output first: a folder that cannot take it fails before any copying.
+        let file = try AtomicOutputFile(destination: output)
+        let copy = TemporaryFiles.sibling(of: output, purpose: "vacuum")
+        do {
+            return try TemporaryFiles.shared.whileRegistered([copy, copy + "-journal"]) {
+                // One read transaction: a consistent copy even while other processes write.
+                try queue.inDatabase { db in try db.execute(sql: "VACUUM INTO ?", arguments: [copy]) }
+                let source = try FileDescriptorSource(path: copy)
+                let size = InputSource.regularFileSize(copy) ?? 0
+                let fileSink = file.makeSink()
+                let sink = try ZstdCompressingSink(base: fileSink, level: options.level, workers: options.workers, pledgedSize: UInt64(size))
+                try sink.write(contentsOf: source)
+                try sink.finish()
+                try file.commit(replacing: options.force, what: "snapshots")
+                return SnapshotSummary(output: output, databaseBytes: size, snapshotBytes: fileSink.bytesWritten)
+            }
+        } catch {
+            file.discard()
+            throw error
+        }
+    }
+}

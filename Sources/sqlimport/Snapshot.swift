@@ -1,0 +1,55 @@
+import ArgumentParser
+import Foundation
+import SQLImportKit
+
+/// `sqlimport snapshot`: a consistent, zstd-compressed copy of the whole database. Only
+/// adapts flags to `SnapshotOptions`.
+struct Snapshot: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Write a consistent zstd-compressed copy of the whole database.",
+        discussion: """
+            Uses VACUUM INTO, so other processes may write meanwhile. `zstd -d FILE` yields the database; \
+            `sqlimport restore FILE --db PATH` checks and installs it. Prints the snapshot's path on standard output.
+            """)
+
+    @OptionGroup var database: DatabaseOption
+
+    @Option(
+        name: [.customShort("o"), .long],
+        help: ArgumentHelp("The snapshot file. Default: sqlimport-<UTC time>.sqlite.zst here.", valueName: "file"))
+    var output: String?
+
+    @Option(help: "zstd level.")
+    var level = ZstdCompressingSink.defaultLevel
+
+    @Option(help: ArgumentHelp("zstd worker threads.", valueName: "n"))
+    var threads = 2
+
+    @Flag(help: "Replace an existing snapshot file.")
+    var force = false
+
+    @Option(help: ArgumentHelp("Wait this long for another writer's lock.", valueName: "ms"))
+    var busyTimeout = 5000
+
+    func validate() throws {
+        if !ZstdCompressingSink.levels.contains(level) { throw ValidationError("--level \(level): expected a level within \(ZstdCompressingSink.levels)") }
+        if threads < 0 { throw ValidationError("--threads must be 0 or more") }
+    }
+
+    func run() throws {
+        SignalCleanup.install()
+        var options = SnapshotOptions(databasePath: database.resolved)
+        options.outputPath = output
+        options.level = level
+        options.workers = threads
+        options.force = force
+        options.busyTimeoutMilliseconds = busyTimeout
+        do {
+            let summary = try Snapshotter(options: options).run()
+            print(summary.output)
+        } catch {
+            FileHandle.standardError.writeLine("sqlimport: error: \(ExitStatus.message(for: error))")
+            throw ExitCode(ExitStatus.code(for: error))
+        }
+    }
+}
