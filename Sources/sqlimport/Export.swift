@@ -79,7 +79,7 @@ struct Export: ParsableCommand {
     }
 
     func run() throws {
-        SignalCleanup.install()
+        Signals.removeTemporaryFilesAndExit()
         let summary: ExportSummary
         do {
             summary = try Exporter(options: options).run()

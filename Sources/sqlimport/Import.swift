@@ -152,7 +152,7 @@ struct Import: ParsableCommand {
         var options = self.options
         let cancellation = Cancellation()
         options.cancellation = cancellation
-        SignalHandlers.install(cancellation)
+        Signals.cancel(cancellation)
         let display = ProgressDisplay.isWanted(forced: progress, quiet: quiet) ? ProgressDisplay() : nil
         let importer = Importer(options: options)
         let summary: ImportSummary

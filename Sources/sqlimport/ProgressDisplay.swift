@@ -40,23 +40,6 @@ final class ProgressDisplay {
     }
 }
 
-/// SIGINT and SIGTERM stop the run cleanly instead of killing the process: reading
-/// stops, the open transaction rolls back, the summary is printed, and the exit code is
-/// 130 or 143.
-enum SignalHandlers {
-    nonisolated(unsafe) private static var sources: [DispatchSourceSignal] = []
-
-    static func install(_ cancellation: Cancellation) {
-        for number in [SIGINT, SIGTERM] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { cancellation.cancel(signal: number) }
-            source.resume()
-            sources.append(source)
-        }
-    }
-}
-
 /// Standard output that treats a closed pipe (`sqlimport ... | head`) as a clean end.
 enum StandardOutput {
     static func write(_ text: String) {

@@ -24,7 +24,7 @@ struct Restore: ParsableCommand {
     var quiet = false
 
     func run() throws {
-        SignalCleanup.install()
+        Signals.removeTemporaryFilesAndExit()
         var options = RestoreOptions(snapshotPath: snapshot, databasePath: database.resolved)
         options.force = force
         do {

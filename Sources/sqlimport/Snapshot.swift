@@ -37,7 +37,7 @@ struct Snapshot: ParsableCommand {
     }
 
     func run() throws {
-        SignalCleanup.install()
+        Signals.removeTemporaryFilesAndExit()
         var options = SnapshotOptions(databasePath: database.resolved)
         options.outputPath = output
         options.level = level

@@ -170,4 +170,15 @@ import Testing
         #expect(dump.contains(#""007"|1|r:1.5|"18446744073709551615"|NULL"#))
         #expect(dump.contains(#""123"|2|r:2.0|"1"|NULL"#))
     }
+
+    @Test(arguments: [WriteStrategyKind.typed, .cached, .multirow])
+    func blobMarkersBecomeBytesInStrictBlobColumnsWithEveryStrategy(_ strategy: WriteStrategyKind) throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let database = directory.appendingPathComponent("db.sqlite").path
+        try TestSupport.createDatabase(database, schema: "CREATE TABLE t (id INTEGER PRIMARY KEY, b BLOB) STRICT")
+        let input = TestSupport.write(#"{"id":1,"b":{"$base64":"AP8="}}"#, to: directory.appendingPathComponent("t.jsonl"))
+        try TestSupport.runImport([input], database: database) { $0.strategy = strategy }
+        #expect(try TestSupport.dump(database).contains("1|x'00ff'"))
+    }
 }

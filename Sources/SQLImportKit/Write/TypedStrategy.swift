@@ -56,7 +56,14 @@ struct TypedStrategy: WriteStrategy {
         case "TEXT":
             return nil
         case "BLOB":
-            return mismatch
+            // Only a BLOB marker (see `BlobMarker`) holds bytes.
+            let isMarker: Bool
+            switch cell.kind {
+            case .json: isMarker = batch.withText(cell) { BlobMarker.decodeJSON($0) } != nil
+            case .untypedText: isMarker = batch.withText(cell) { BlobMarker.decodeText($0) } != nil
+            default: isMarker = false
+            }
+            return isMarker ? nil : mismatch
         default:
             return nil
         }
