@@ -64,6 +64,9 @@ struct Import: ParsableCommand {
     @Flag(help: "Read and check all input, print the plan, and write nothing.")
     var dryRun = false
 
+    @Option(help: ArgumentHelp("With --strategy multirow: at most this many records per statement (default 500).", valueName: "n"))
+    var rowsPerStatement: Int?
+
     @Option(help: "Page cache for the run, in MiB.")
     var cacheMib = 256
 
@@ -107,6 +110,7 @@ struct Import: ParsableCommand {
         if MergePolicy(argument: merge) == nil { throw ValidationError("--merge \(merge): expected replace, coalesce, newer:COLUMN or ignore") }
         if WriteStrategyKind(rawValue: strategy) == nil { throw ValidationError("--strategy \(strategy): expected auto, typed, cached or multirow") }
         if inferRows < 1 { throw ValidationError("--infer-rows must be at least 1") }
+        if let rowsPerStatement, rowsPerStatement < 1 { throw ValidationError("--rows-per-statement must be at least 1") }
         for type in types where !type.contains("=") { throw ValidationError("--type \(type): expected COLUMN=TYPE, e.g. --type zip=TEXT") }
         if ImportOptions.ErrorPolicy(rawValue: onError) == nil { throw ValidationError("--on-error \(onError): expected abort or skip") }
     }
@@ -135,6 +139,7 @@ struct Import: ParsableCommand {
         options.dryRun = dryRun
         options.cacheSizeMiB = cacheMib
         options.busyTimeoutMilliseconds = busyTimeout
+        options.multirowCap = rowsPerStatement
         options.commitEvery = commitEvery
         options.resume = resume
         options.onError = ImportOptions.ErrorPolicy(rawValue: onError)!

@@ -94,7 +94,7 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("create: CREATE TABLE \"items\""))
         #expect(result.stdout.contains("conflict target: (id)"))
-        #expect(result.stdout.contains("strategy: cached, 1 row(s) per statement (the table is empty"))
+        #expect(result.stdout.contains("strategy: multirow, 500 row(s) per statement (a first load with no secondary index"))
         #expect(result.stdout.contains("ON CONFLICT (\"id\") DO UPDATE SET"))
         #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("sqlimport.db").path))
     }

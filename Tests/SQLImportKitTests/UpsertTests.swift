@@ -251,3 +251,54 @@ import Testing
         #expect(try ConflictTarget.resolve(requested: ["b", "a"], in: schema).origin == .uniqueConstraint)
     }
 }
+
+/// The `auto` rule, as README.md and bench/README.md state it.
+@Suite struct AutoStrategyTests {
+    @Test func autoPicksByWhatTheLoadMustMaintain() {
+        #expect(WriteStrategyKind.choose(tableWasEmpty: true, maintainsIndexes: true).kind == .cached)
+        #expect(WriteStrategyKind.choose(tableWasEmpty: true, maintainsIndexes: false).kind == .multirow)
+        #expect(WriteStrategyKind.choose(tableWasEmpty: false, maintainsIndexes: true).kind == .multirow)
+    }
+
+    @Test func firstLoadDefersSecondaryIndexesButNotTheConflictTarget() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let database = directory.appendingPathComponent("db").path
+        try TestSupport.createDatabase(database, schema: TestSupport.seedsSchema)
+        let input = TestSupport.write(UpsertTests.jsonl(UpsertTests.items(1 ... 50, nullRemoteEvery: 7)), to: directory.appendingPathComponent("i.jsonl"))
+        let byID = try TestSupport.runImport([input], database: database) { $0.table = "items"; $0.upsert = ["id"] }
+        #expect(byID.deferredIndexes == ["idx_items_sync_identity"])
+        #expect(byID.strategy == "multirow")
+        // The index is back, with its predicate, and the run is idempotent through it.
+        let again = try TestSupport.runImport([input], database: database) { $0.table = "items"; $0.upsert = ["libraryID", "remoteID"] }
+        #expect(again.deferredIndexes.isEmpty)
+        #expect(again.counts.unchanged == 50)
+
+        let other = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(other) }
+        let second = other.appendingPathComponent("db").path
+        try TestSupport.createDatabase(second, schema: TestSupport.seedsSchema)
+        let byIdentity = try TestSupport.runImport([input], database: second) { $0.table = "items"; $0.upsert = ["libraryID", "remoteID"] }
+        #expect(byIdentity.deferredIndexes.isEmpty)
+        #expect(byIdentity.strategy == "cached")
+    }
+
+    @Test func duplicatesAgainstADeferredUniqueIndexAbortTheRun() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let database = directory.appendingPathComponent("db").path
+        try TestSupport.createDatabase(database, schema: TestSupport.seedsSchema)
+        var items = UpsertTests.items(1 ... 10)
+        items[5].remoteID = items[2].remoteID
+        items[5].libraryID = items[2].libraryID  // same (libraryID, remoteID), different id
+        let input = TestSupport.write(UpsertTests.jsonl(items), to: directory.appendingPathComponent("i.jsonl"))
+        #expect {
+            try TestSupport.runImport([input], database: database) { $0.table = "items"; $0.upsert = ["id"] }
+        } throws: { error in
+            "\(error)".contains("unique index \"idx_items_sync_identity\"")
+        }
+        let queue = try DatabaseQueue(path: database)
+        #expect(try queue.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM items") } == 0)
+        #expect(try queue.read { try $0.indexes(on: "items").contains { $0.name == "idx_items_sync_identity" } })
+    }
+}

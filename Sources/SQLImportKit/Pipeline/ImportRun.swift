@@ -371,6 +371,12 @@ final class ImportRun {
         }
     }
 
+    /// True when the table keeps a secondary index (not the primary key's) that the load
+    /// updates row by row: one that could not be deferred (see `DeferredIndexes`).
+    private func maintainsSecondaryIndexes() throws -> Bool {
+        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM pragma_index_list(?) WHERE origin <> 'pk')", arguments: [table]) ?? false
+    }
+
     /// Creates the write session once the first batch's columns are known.
     private func startSession() throws -> WriteSession {
         guard let schema else { preconditionFailure("the table exists before writing") }
@@ -409,7 +415,7 @@ final class ImportRun {
         }
         var kind = options.strategy
         if kind == .auto {
-            let choice = WriteStrategyKind.choose(tableWasEmpty: tableWasEmpty)
+            let choice = WriteStrategyKind.choose(tableWasEmpty: tableWasEmpty, maintainsIndexes: try maintainsSecondaryIndexes())
             kind = choice.kind
             summary.strategyReason = choice.reason
         }
