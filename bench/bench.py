@@ -8,7 +8,8 @@ binaries first. Configuration comes from the environment:
   RUNS=3              timed runs per contender and scenario (median reported)
   WARMUP=1            untimed warm-up runs before them
   SEED=42             generator seed
-  SCENARIOS=...       comma list of: first,rerun,delta,csv,parse (default all)
+  SCENARIOS=...       comma list of: first,rerun,delta,csv,parse,export,snapshot,restore
+                      (default all)
   CONTENDERS=...      comma list of substrings; only matching contenders run
   SQLITE_UTILS_N=200000  rows used for sqlite-utils (0 = same N as the others)
   SQLIMPORT_BIN       the sqlimport binary (default .build/release/sqlimport)
@@ -18,6 +19,8 @@ binaries first. Configuration comes from the environment:
   CACHE_MIB=256       sqlimport's --cache-mib default, for the RSS target
   RUN_TIMEOUT=3600    seconds before a single run is killed and marked FAILED
   RESULTS_DIR         default bench/results/<date>[_HHMMSS if taken]
+  RUN_DIR             scratch folder for the databases and outputs of the runs
+                      (default bench/work/run); give two concurrent runs different ones
 
   bench.py                 run the benchmark
   bench.py --report DIR    rebuild DIR/report.md and DIR/chart.svg from DIR/results.json
@@ -45,13 +48,21 @@ CREATE UNIQUE INDEX idx_items_sync_identity ON items (libraryID, remoteID) WHERE
 """
 COLS = ["id", "name", "libraryID", "remoteID", "notes", "updatedAt",
         "price", "qty", "active", "tags", "meta"]
-ALL_SCENARIOS = ["first", "rerun", "delta", "csv", "parse"]
+ALL_SCENARIOS = ["first", "rerun", "delta", "csv", "parse", "export", "snapshot", "restore"]
+# Scenarios that read the loaded database instead of importing into one.
+OP_SCENARIOS = ("export", "snapshot", "restore")
+# The stock-tool contender each of them is compared with (targets, "vs stock", the chart).
+OP_REFERENCE = {"export": "sqlite3-dump-zstd", "snapshot": "sqlite3-vacuum-zstd",
+                "restore": "zstd-sqlite3-restore"}
 SCENARIO_TITLES = {
     "first": "First load (JSONL into the empty table)",
     "rerun": "Re-run of the same JSONL file (nothing changes)",
     "delta": "Delta (10% changed keys + 10% new keys, JSONL)",
     "csv": "CSV first load (into the empty table)",
     "parse": "Parse only (sqlimport --dry-run)",
+    "export": "Export of the loaded items table, zstd-compressed",
+    "snapshot": "Snapshot of the loaded database (VACUUM INTO + zstd)",
+    "restore": "Restore of a snapshot into a new database",
 }
 
 
@@ -97,6 +108,7 @@ class Config:
         self.cache_mib = env_int("CACHE_MIB", 256)
         self.timeout = env_int("RUN_TIMEOUT", 3600)
         self.work = os.path.join(HERE, "work")
+        self.rundir = os.path.abspath(os.environ.get("RUN_DIR") or os.path.join(self.work, "run"))
         self.data = os.path.join(self.work, "data-n%d-s%d" % (self.n, self.seed))
         rd = os.environ.get("RESULTS_DIR")
         if not rd:
@@ -308,7 +320,7 @@ def parse_time_v(path):
 
 
 def run_once(cfg, man, scen, c, template, exp, rows, logdir, tag):
-    rundir = os.path.join(cfg.work, "run")
+    rundir = cfg.rundir
     os.makedirs(rundir, exist_ok=True)
     db = os.path.join(rundir, "bench.db")
     for sfx in ("", "-wal", "-shm", "-journal"):
@@ -386,13 +398,335 @@ def summarize(c, runs, rows, in_bytes):
         res["wall_s"] = walls
         res["rows_per_s"] = rows / secs if secs > 0 else 0.0
         res["mb_per_s"] = in_bytes / 1e6 / secs if secs > 0 else 0.0
+        cpu = [r["user_s"] + r["sys_s"] for r in timed if "user_s" in r and "sys_s" in r]
+        if cpu:
+            res["cpu_s"] = statistics.median(cpu)
         rss = [r.get("rss_kib") for r in runs if r.get("rss_kib")]
         res["peak_rss_mib"] = max(rss) / 1024 if rss else None
         med = sorted(timed, key=lambda r: r["seconds"])[len(timed) // 2]
-        for k in ("counts", "strategy_used", "rows_per_stmt", "cloader_sqlite", "load_s"):
+        for k in ("counts", "strategy_used", "rows_per_stmt", "cloader_sqlite", "load_s", "out_bytes",
+                  "checked"):
             if k in med:
                 res[k] = med[k]
     return res
+
+
+# --------------------------------------------------------------------------
+# export, snapshot, restore: read the loaded database, check what comes out
+
+
+class CheckFailed(Exception):
+    pass
+
+
+class OpContender:
+    """A run of an export, snapshot or restore scenario: argv is complete (no {DB}),
+    outputs are removed before each run, check(stdout_path) raises CheckFailed or
+    returns (output bytes, what was checked)."""
+
+    def __init__(self, key, label, kind, argv, outputs, check, note=""):
+        self.key = key
+        self.label = label
+        self.kind = kind        # sqlimport | stock
+        self.argv = argv
+        self.outputs = outputs
+        self.check = check
+        self.note = note
+        self.small = False
+
+
+def remove_db(path):
+    for sfx in ("", "-wal", "-shm", "-journal"):
+        if os.path.exists(path + sfx):
+            os.remove(path + sfx)
+
+
+def zstd_lines(path):
+    """Yields the decompressed lines of path from stock `zstd -dc`; raises CheckFailed when
+    zstd fails (a damaged or truncated frame)."""
+    p = subprocess.Popen(["zstd", "-dcq", path], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        for line in p.stdout:
+            yield line
+    finally:
+        p.stdout.close()
+        err = p.stderr.read().decode("utf-8", "replace").strip()
+        p.stderr.close()
+        rc = p.wait()
+    if rc != 0:
+        raise CheckFailed("zstd -dc exit %d: %s" % (rc, err[:200]))
+
+
+def check_jsonl_zst(path, n):
+    lines, first, last = 0, None, None
+    for line in zstd_lines(path):
+        if first is None:
+            first = line
+        last = line
+        lines += 1
+    if lines != n:
+        raise CheckFailed("%d JSONL lines, expected %d" % (lines, n))
+    for line in (first, last):
+        try:
+            obj = json.loads(line)
+        except ValueError as e:
+            raise CheckFailed("not JSON: %s" % e)
+        if not isinstance(obj, dict) or sorted(obj) != sorted(COLS):
+            raise CheckFailed("unexpected keys: %r" % (sorted(obj) if isinstance(obj, dict) else obj,))
+    return "%s JSONL lines (zstd -dc | wc -l)" % "{:,}".format(lines)
+
+
+def check_csv_zst(path, n):
+    import csv
+    import io
+    p = subprocess.Popen(["zstd", "-dcq", path], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        r = csv.reader(io.TextIOWrapper(p.stdout, encoding="utf-8", newline=""))
+        header = next(r, None)
+        recs = sum(1 for _ in r)
+    except (csv.Error, UnicodeDecodeError) as e:
+        p.kill()
+        raise CheckFailed("CSV: %s" % e)
+    finally:
+        rc = p.wait()
+    if rc != 0:
+        raise CheckFailed("zstd -dc exit %d" % rc)
+    if header != COLS:
+        raise CheckFailed("CSV header %r" % header)
+    if recs != n:
+        raise CheckFailed("%d CSV records, expected %d" % (recs, n))
+    return "header + %s CSV records" % "{:,}".format(recs)
+
+
+def check_dump_zst(path):
+    if not os.path.exists(path) or os.path.getsize(path) == 0:
+        raise CheckFailed("no output or an empty one")
+    p = subprocess.run(["zstd", "-tq", path], capture_output=True, text=True)
+    if p.returncode != 0:
+        raise CheckFailed("zstd -t exit %d: %s" % (p.returncode, p.stderr.strip()[:200]))
+    last = b""
+    for line in zstd_lines(path):
+        if line.strip():
+            last = line.strip()
+    if last != b"COMMIT;":
+        raise CheckFailed("the dump does not end with COMMIT; (%r)" % last[:60])
+    return "zstd -t ok, ends with COMMIT;"
+
+
+def check_database(db, man, exp):
+    """PRAGMA integrity_check must say ok, and the checksum query must match the base
+    data (row count included)."""
+    try:
+        con = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
+        try:
+            ic = [r[0] for r in con.execute("PRAGMA integrity_check")]
+        finally:
+            con.close()
+    except sqlite3.Error as e:
+        raise CheckFailed("cannot open the result: %s" % e)
+    if ic != ["ok"]:
+        raise CheckFailed("integrity_check: %s" % "; ".join(ic[:3]))
+    got = checksum(db, man)
+    if got != exp:
+        diff = ["%s %s != %s" % (k, got.get(k), v) for k, v in exp.items() if got.get(k) != v]
+        raise CheckFailed("checksum mismatch: " + ("; ".join(diff[:4]) if diff else str(got)))
+    return "integrity_check ok, %s rows, checksum ok" % "{:,}".format(got["rows"])
+
+
+def check_snapshot(path, scratch, man, exp):
+    if not os.path.exists(path):
+        raise CheckFailed("no snapshot written")
+    remove_db(scratch)
+    try:
+        with open(scratch, "wb") as f:
+            p = subprocess.run(["zstd", "-dcq", path], stdout=f, stderr=subprocess.PIPE)
+        if p.returncode != 0:
+            raise CheckFailed("zstd -dc exit %d: %s" % (p.returncode, p.stderr.decode("utf-8", "replace")[:200]))
+        return "zstd -dc, then " + check_database(scratch, man, exp)
+    finally:
+        remove_db(scratch)
+
+
+def op_contenders(cfg, man, scen, src, snap_in):
+    R = cfg.rundir
+    si = cfg.sqlimport
+    n = man["n"]
+    exp = expected(man, False, "base")
+    q = shlex.quote
+    scratch = os.path.join(R, "check.db")
+    out = []
+    if scen == "export":
+        for fmt in ("jsonl", "csv"):
+            o = os.path.join(R, "export.%s.zst" % fmt)
+            out.append(OpContender(
+                "sqlimport-export-%s" % fmt, "sqlimport export .%s.zst (--threads 2)" % fmt, "sqlimport",
+                [si, "export", "items", "--db", src, "-o", o, "--threads", "2", "--quiet"], [o],
+                (lambda _o, o=o: check_jsonl_zst(o, n)) if fmt == "jsonl" else
+                (lambda _o, o=o: check_csv_zst(o, n)),
+                note="zstd level 3 (the default); fsyncs the file before its rename"))
+        o = os.path.join(R, "export.sql.zst")
+        out.append(OpContender(
+            "sqlite3-dump-zstd", "sqlite3 .dump | zstd -3 -T2", "stock",
+            ["bash", "-o", "pipefail", "-c", "sqlite3 %s .dump | zstd -3 -T2 -q -o %s" % (q(src), q(o))], [o],
+            lambda _o: check_dump_zst(o), note="SQL text, not JSONL: the issue's reference; no fsync"))
+    elif scen == "snapshot":
+        o = os.path.join(R, "snapshot.sqlite.zst")
+        out.append(OpContender(
+            "sqlimport-snapshot", "sqlimport snapshot (--level 3 --threads 2)", "sqlimport",
+            [si, "snapshot", "--db", src, "-o", o, "--level", "3", "--threads", "2"], [o],
+            lambda _o: check_snapshot(o, scratch, man, exp),
+            note="fsyncs the snapshot before its rename"))
+        o2 = os.path.join(R, "vacuum.sqlite.zst")
+        tmp = os.path.join(R, "vacuum.tmp.db")
+        out.append(OpContender(
+            "sqlite3-vacuum-zstd", "sqlite3 VACUUM INTO + zstd -3 -T2", "stock",
+            ["bash", "-c", "sqlite3 %s \"VACUUM INTO '%s'\" && zstd -3 -T2 -q %s -o %s && rm %s" % (
+                q(src), tmp.replace("'", "''"), q(tmp), q(o2), q(tmp))], [o2, tmp],
+            lambda _o: check_snapshot(o2, scratch, man, exp), note="no fsync"))
+    elif scen == "restore":
+        db = os.path.join(R, "restored.db")
+        out.append(OpContender(
+            "sqlimport-restore", "sqlimport restore", "sqlimport",
+            [si, "restore", snap_in, "--db", db, "--quiet"], [db],
+            lambda _o: check_database(db, man, exp),
+            note="decompress, integrity_check, fsync, atomic rename"))
+
+        def check_stock(stdout_path):
+            with open(stdout_path) as f:
+                said = f.read().strip()
+            if said != "ok":
+                raise CheckFailed("sqlite3 said %r" % said[:200])
+            return check_database(db, man, exp)
+        out.append(OpContender(
+            "zstd-sqlite3-restore", "zstd -dc > new.db && sqlite3 integrity_check", "stock",
+            ["bash", "-c", "zstd -dcq %s > %s && sqlite3 %s 'PRAGMA integrity_check'" % (
+                q(snap_in), q(db), q(db))], [db], check_stock, note="no fsync, no rename"))
+    return out
+
+
+def run_op_once(cfg, scen, c, logdir, tag):
+    for o in c.outputs:
+        remove_db(o)
+    tfile = os.path.join(logdir, "%s-%s-%s.time" % (scen, c.key, tag))
+    out_path = os.path.join(logdir, "%s-%s-%s.out" % (scen, c.key, tag))
+    err_path = os.path.join(logdir, "%s-%s-%s.err" % (scen, c.key, tag))
+    cmd = ["/usr/bin/time", "-v", "-o", tfile] + c.argv
+    t0 = time.perf_counter()
+    with open(out_path, "wb") as fo, open(err_path, "wb") as fe:
+        try:
+            p = subprocess.run(cmd, stdout=fo, stderr=fe, stdin=subprocess.DEVNULL, timeout=cfg.timeout)
+            rc = p.returncode
+        except subprocess.TimeoutExpired:
+            rc = "timeout"
+    wall = time.perf_counter() - t0
+    r = {"wall_s": wall, "rc": rc, "seconds": wall}
+    r.update(parse_time_v(tfile))
+    r["status"] = "ok"
+    if rc != 0:
+        r["status"] = "FAILED"
+        with open(err_path, "rb") as f:
+            err = f.read().decode("utf-8", "replace").strip().splitlines()
+        err = [e for e in err if e.strip() and not e.startswith("Command exited")]
+        r["reason"] = "exit %s%s" % (rc, (": " + err[-1][:200]) if err else "")
+    else:
+        if os.path.exists(c.outputs[0]):
+            r["out_bytes"] = os.path.getsize(c.outputs[0])
+        try:
+            r["checked"] = c.check(out_path)
+        except CheckFailed as e:
+            r["status"] = "FAILED"
+            r["reason"] = str(e)
+    return r
+
+
+def copy_synced(src, dst):
+    remove_db(dst)
+    shutil.copyfile(src, dst)
+    fd = os.open(dst, os.O_RDONLY)
+    try:
+        os.fsync(fd)   # no writeback of the copy during the timed runs
+    finally:
+        os.close(fd)
+
+
+def run_op_scenario(cfg, man, templates, scen, sres, logdir, save):
+    """export / snapshot / restore on a copy of the loaded template (made once per
+    scenario, outside the timing, and checked to be unchanged after every run)."""
+    R = cfg.rundir
+    os.makedirs(R, exist_ok=True)
+    tmpl = templates[(False, "loaded")]
+    db_bytes = os.path.getsize(tmpl)
+    rows = man["n"]
+    src = os.path.join(R, "source.db")
+    snap_in = os.path.join(R, "restore-input.sqlite.zst")
+    sres["db_bytes"] = db_bytes
+    sres["source"] = rel(tmpl)
+    cs = [c for c in op_contenders(cfg, man, scen, src, snap_in)
+          if not cfg.contender_filter or any(f in c.key.lower() or f in c.label.lower()
+                                             for f in cfg.contender_filter)]
+    if not cs:
+        return
+    copy_synced(tmpl, src)
+    setup_err = None
+    if scen == "restore":
+        # the snapshot to restore: made by sqlimport snapshot, outside the timing
+        if os.path.exists(snap_in):
+            os.remove(snap_in)
+        p = subprocess.run([cfg.sqlimport, "snapshot", "--db", src, "-o", snap_in, "--level", "3",
+                            "--threads", "2"], capture_output=True, text=True)
+        if p.returncode != 0 or not os.path.exists(snap_in):
+            setup_err = "making the snapshot to restore failed: exit %d%s" % (
+                p.returncode, (": " + p.stderr.strip()[-200:]) if p.stderr.strip() else ", no snapshot written")
+        else:
+            sres["snapshot_bytes"] = os.path.getsize(snap_in)
+            sres["snapshot"] = "`%s snapshot --db %s -o %s --level 3 --threads 2` (%s bytes)" % (
+                rel(cfg.sqlimport), rel(src), rel(snap_in), "{:,}".format(sres["snapshot_bytes"]))
+            os.remove(src)
+            src = None
+    src_stat = (os.stat(src).st_size, os.stat(src).st_mtime_ns) if src else None
+    try:
+        for c in cs:
+            shown = []
+            for a in c.argv:
+                shown.append(a.replace(R + os.sep, rel(R) + os.sep).replace(ROOT + os.sep, ""))
+            command = shown[-1] if c.argv[0] == "bash" else shlex.join(shown)
+            entry = {"key": c.key, "label": c.label, "kind": c.kind, "note": c.note, "small": False,
+                     "input": rel(snap_in if scen == "restore" else src), "command": command,
+                     "db_before": rel(tmpl), "db_bytes": db_bytes}
+            runs = []
+            if setup_err:
+                runs.append({"tag": "setup", "status": "FAILED", "reason": setup_err, "seconds": 0.0,
+                             "wall_s": 0.0, "rows_per_s": 0.0})
+            plan = [] if setup_err else ["warmup"] * cfg.warmup + ["run%d" % (k + 1) for k in range(cfg.runs)]
+            for tag in plan:
+                r = run_op_once(cfg, scen, c, logdir, tag)
+                r["tag"] = tag
+                r["rows_per_s"] = rows / r["seconds"] if r["seconds"] > 0 else 0.0
+                if src and r["status"] == "ok" and (os.stat(src).st_size, os.stat(src).st_mtime_ns) != src_stat:
+                    r["status"] = "FAILED"
+                    r["reason"] = "the source database changed"
+                runs.append(r)
+                log("  %-44s %-7s %8.2f s  %10.0f rows/s  %7.1f MB/s  rss %6.1f MiB  %s%s" % (
+                    c.label, tag, r["seconds"], r["rows_per_s"], db_bytes / 1e6 / max(r["seconds"], 1e-9),
+                    r.get("rss_kib", 0) / 1024, r["status"], (" (" + r["reason"] + ")") if r.get("reason") else ""))
+                if r["status"] != "ok":
+                    if src and r.get("reason") == "the source database changed":
+                        copy_synced(tmpl, src)
+                        src_stat = (os.stat(src).st_size, os.stat(src).st_mtime_ns)
+                    break   # a failing contender is not retried
+            entry.update(summarize(c, runs, rows, db_bytes))
+            if setup_err:
+                entry["status"], entry["reason"] = "FAILED", setup_err
+            entry["all_runs"] = runs
+            sres["contenders"].append(entry)
+            save()
+    finally:
+        # the scratch files are as big as the database: don't leave them behind
+        for c in cs:
+            for o in c.outputs:
+                remove_db(o)
+        for p in (os.path.join(R, "source.db"), os.path.join(R, "check.db"), snap_in):
+            remove_db(p)
 
 
 # --------------------------------------------------------------------------
@@ -453,6 +787,7 @@ def tool_versions(cfg):
     lib = sh("ldd %s | grep -i sqlite" % shlex.quote(cfg.sqlimport))
     v["sqlimport links"] = lib.split("=>")[-1].split("(")[0].strip() if lib else "SQLite built in (no libsqlite3 in ldd)"
     v["sqlite3 CLI"] = sh("sqlite3 --version").split(" ")[0]
+    v["zstd CLI"] = sh("zstd --version").replace("*", "").strip() or "not installed"
     v["gcc"] = sh("gcc --version | head -1")
     v["python"] = sh("%s -c 'import sys,sqlite3;print(sys.version.split()[0], \"(sqlite3 module: SQLite\", sqlite3.sqlite_version + \")\")'" % shlex.quote(cfg.python))
     v["sqlite-utils"] = sh("%s --version" % shlex.quote(cfg.sqlite_utils)) or "not installed"
@@ -496,6 +831,12 @@ def main_run():
             log("== scenario %s ==" % scen)
             sres = {"title": SCENARIO_TITLES[scen], "contenders": []}
             results["scenarios"][scen] = sres
+            if scen in OP_SCENARIOS:
+                def save():
+                    with open(res_path, "w") as f:
+                        json.dump(results, f, indent=1)
+                run_op_scenario(cfg, man, templates, scen, sres, logdir, save)
+                continue
             for c in contenders_for(cfg, man, scen):
                 if cfg.contender_filter and not any(f in c.key.lower() or f in c.label.lower()
                                                     for f in cfg.contender_filter):
@@ -520,7 +861,8 @@ def main_run():
                 shown = [rel(x) if os.path.isabs(x) else x.replace(ROOT + os.sep, "") for x in c.argv]
                 entry = {"key": c.key, "label": c.label, "kind": c.kind, "note": c.note,
                          "small": small, "input": rel(c.input),
-                         "command": shlex.join(a.replace("{DB}", "bench/work/run/bench.db") for a in shown),
+                         "command": shlex.join(a.replace("{DB}", rel(os.path.join(cfg.rundir, "bench.db")))
+                                                 for a in shown),
                          "db_before": rel(tmpl)}
                 if c.script:
                     with open(c.script[0]) as f:
@@ -623,6 +965,34 @@ def evaluate_targets(results):
             else:
                 t.append({"target": name, "status": "met" if c["mb_per_s"] >= 300 else "not met",
                           "detail": "%.0f MB/s" % c["mb_per_s"]})
+
+    def time_target(name, scen, key, factor):
+        """sqlimport's median time <= factor x the stock tools' median time."""
+        if scen not in S:
+            return
+        a = find(S[scen], key)
+        b = find(S[scen], OP_REFERENCE[scen])
+        if a is None or b is None:
+            t.append({"target": name, "status": "not measured",
+                      "detail": "no %s result in this run" % ("sqlimport" if a is None else "stock-tool")})
+            return
+        if not ok(a):
+            t.append({"target": name, "status": "not met", "detail": "%s FAILED" % a["label"]})
+            return
+        if not ok(b):
+            t.append({"target": name, "status": "not measured", "detail": "%s %s" % (b["label"], b.get("status"))})
+            return
+        r = a["seconds"] / b["seconds"]
+        t.append({"target": name, "status": "met" if r <= factor else "not met",
+                  "detail": "%.3f s vs %.3f s: %s (%.0f vs %.0f MB/s of the database)" % (
+                      a["seconds"], b["seconds"],
+                      "%.0f%% %s" % (abs(r - 1) * 100, "slower" if r > 1 else "faster"),
+                      a["mb_per_s"], b["mb_per_s"])})
+
+    time_target("Export: sqlimport export .jsonl.zst no slower than `sqlite3 .dump | zstd -3 -T2`",
+                "export", "sqlimport-export-jsonl", 1.0)
+    time_target("Snapshot: sqlimport snapshot within 10% of VACUUM INTO + zstd -3 -T2",
+                "snapshot", "sqlimport-snapshot", 1.10)
     limit = 64 + cfg["CACHE_MIB"]
     worst = None
     for scen, sres in S.items():
@@ -638,8 +1008,70 @@ def evaluate_targets(results):
     return t
 
 
+def md(text):
+    """A markdown table cell: a | would end the cell, even inside backticks."""
+    return str(text).replace("|", "\\|")
+
+
 def fmt_rate(x):
     return "—" if x is None else ("{:,.0f}".format(x))
+
+
+def reference(scen, sres):
+    """The contender a scenario's rows are compared with: the C loader's best for the
+    imports, the stock tools for export, snapshot and restore."""
+    if scen in OP_SCENARIOS:
+        c = find(sres, OP_REFERENCE[scen])
+        return c if ok(c) else None
+    return c_best(sres)
+
+
+def op_notes(c):
+    notes = []
+    if c.get("note"):
+        notes.append(c["note"])
+    if c.get("checked"):
+        notes.append("checked: " + c["checked"])
+    if c.get("status") != "ok":
+        notes.insert(0, "**%s**" % c.get("reason", "failed"))
+    return notes
+
+
+def op_table(L, scen, sres):
+    ref = reference(scen, sres)
+    db_bytes = sres.get("db_bytes") or 0
+    L.append("Database: `%s`, %s bytes (%.1f MB), %s rows, copied once into the run folder. "
+             "MB/s = database bytes / median time; rows/s = rows / median time; \"vs stock\" = the stock "
+             "tools' time / this time (above 1 = faster); CPU s = median user + system time of the "
+             "processes (wall time well above it is waiting: I/O, fsync)." % (
+                 sres.get("source", "?"), "{:,}".format(db_bytes), db_bytes / 1e6,
+                 "{:,}".format(sres["contenders"][0]["rows"]) if sres["contenders"] else "?"))
+    if sres.get("snapshot"):
+        L.append("")
+        L.append("Snapshot restored: made before the timed runs with %s." % sres["snapshot"])
+    L.append("")
+    L.append("| contender | status | rows | time s | CPU s | rows/s | DB MB/s | output MB | peak RSS MiB | vs stock "
+             "| notes |")
+    L.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    for c in sres["contenders"]:
+        good = c.get("status") == "ok"
+        secs = c.get("seconds") if good else None
+        vs = "—"
+        if ref and c.get("status") == "ok" and secs:
+            vs = "%.2fx" % (ref["seconds"] / secs)
+        outb = c.get("out_bytes")
+        ocell = "—"
+        if outb is not None:
+            ocell = "%.1f" % (outb / 1e6)
+            if scen != "restore" and db_bytes:
+                ocell += " (%.0f%%)" % (100.0 * outb / db_bytes)
+        L.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            md(c["label"]), "ok" if c.get("status") == "ok" else "**FAILED**", "{:,}".format(c["rows"]),
+            "—" if secs is None else "%.3f" % secs,
+            "—" if secs is None or c.get("cpu_s") is None else "%.2f" % c["cpu_s"], fmt_rate(c.get("rows_per_s") if good else None),
+            "—" if c.get("mb_per_s") is None or not good else "%.1f" % c["mb_per_s"], ocell,
+            "—" if c.get("peak_rss_mib") is None else "%.1f" % c["peak_rss_mib"],
+            vs, md("; ".join(op_notes(c)))))
 
 
 def write_report(outdir, results):
@@ -668,7 +1100,7 @@ def write_report(outdir, results):
     L.append("| target | status | measured |")
     L.append("|---|---|---|")
     for t in targets:
-        L.append("| %s | **%s** | %s |" % (t["target"], t["status"].upper(), t["detail"]))
+        L.append("| %s | **%s** | %s |" % (md(t["target"]), t["status"].upper(), md(t["detail"])))
     L.append("")
     L.append("## Results")
     L.append("")
@@ -678,10 +1110,20 @@ def write_report(outdir, results):
              "Peak RSS is the highest over all runs (GNU time). \"vs C\" is rows/s over the C loader's "
              "best rows/s in the same scenario. Every run's row count and content checksum is checked; "
              "a run that differs is FAILED.")
+    if any(s in OP_SCENARIOS for s in results["scenarios"]):
+        L.append("")
+        L.append("Export, snapshot and restore read the loaded database (%s rows); their MB/s is the "
+                 "database's size over the time, and they are compared with the stock tools "
+                 "(sqlite3 and zstd CLIs) doing the same job. Every run's output is checked "
+                 "(see the notes). The peak RSS of a shell pipeline is its largest single process "
+                 "(GNU time), not their sum." % "{:,}".format(cfg["N"]))
     for scen, sres in results["scenarios"].items():
         L.append("")
         L.append("### %s" % sres["title"])
         L.append("")
+        if scen in OP_SCENARIOS:
+            op_table(L, scen, sres)
+            continue
         best = c_best(sres)
         L.append("| contender | status | rows | time s | rows/s | MB/s | peak RSS MiB | vs C best | notes |")
         L.append("|---|---|---:|---:|---:|---:|---:|---:|---|")
@@ -714,7 +1156,7 @@ def write_report(outdir, results):
                 "{:,}".format(c["rows"]), tcell, fmt_rate(c.get("rows_per_s")),
                 "—" if c.get("mb_per_s") is None else "%.1f" % c["mb_per_s"],
                 "—" if c.get("peak_rss_mib") is None else "%.1f" % c["peak_rss_mib"],
-                vs, "; ".join(notes)))
+                vs, md("; ".join(notes))))
     L.append("")
     L.append("## Machine")
     L.append("")
@@ -747,11 +1189,23 @@ def write_report(outdir, results):
     L.append("## Commands")
     L.append("")
     L.append("Each run starts from a fresh copy of the database named below (copied outside the timing), "
-             "runs under `/usr/bin/time -v`, then the checksum query of `bench/gen.py` is run on the result.")
+             "runs under `/usr/bin/time -v`, then the checksum query of `bench/gen.py` is run on the result. "
+             "Export, snapshot and restore read one copy of the loaded database per scenario "
+             "(`source.db` in the run folder; a run that changes it is FAILED) and their outputs are "
+             "removed before each run.")
     for scen, sres in results["scenarios"].items():
         L.append("")
         L.append("### %s" % scen)
         L.append("")
+        if scen in OP_SCENARIOS:
+            for c in sres["contenders"]:
+                if scen == "restore":
+                    L.append("- %s (input: a `sqlimport snapshot` of `%s`):" % (c["label"], c.get("db_before", "")))
+                    L.append("  `%s`" % c["command"])
+                    continue
+                L.append("- %s (`source.db` = a copy of `%s`):" % (c["label"], c.get("db_before", "")))
+                L.append("  `%s`" % c["command"])
+            continue
         for c in sres["contenders"]:
             L.append("- %s (db before: `%s`):" % (c["label"], c.get("db_before", "")))
             L.append("  `%s`" % c["command"].replace(ROOT + os.sep, ""))
@@ -776,8 +1230,11 @@ def summary_text(results, targets):
     for scen, sres in results["scenarios"].items():
         L.append("")
         L.append(sres["title"])
-        best = c_best(sres)
-        L.append("  %-44s %-7s %12s %9s %9s %8s" % ("contender", "status", "rows/s", "MB/s", "RSS MiB", "vs C"))
+        op = scen in OP_SCENARIOS
+        best = reference(scen, sres)
+        L.append("  %-44s %-7s %12s %9s %9s %8s" % ("contender", "status", "rows/s",
+                                                   "DB MB/s" if op else "MB/s", "RSS MiB",
+                                                   "vs stock" if op else "vs C"))
         for c in sres["contenders"]:
             if c.get("status") == "SKIPPED":
                 L.append("  %-44s SKIPPED" % c["label"])

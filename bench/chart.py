@@ -4,9 +4,11 @@
   chart.py RESULTS_DIR      reads RESULTS_DIR/results.json, writes RESULTS_DIR/chart.svg
 
 One panel per scenario, one horizontal bar per contender: rows/s (MB/s for
-the parse-only scenario), on a linear scale per panel. A dashed line marks
-the C loader's best rows/s (the 300 MB/s target in the parse panel); failed
-contenders are drawn as red stubs.
+the parse-only scenario; MB/s of the database for export, snapshot and
+restore), on a linear scale per panel. A dashed line marks the C loader's
+best rows/s (the 300 MB/s target in the parse panel, the stock sqlite3/zstd
+tools in the export, snapshot and restore panels); failed contenders are
+drawn as red stubs.
 """
 import json
 import os
@@ -14,7 +16,8 @@ import sys
 from xml.sax.saxutils import escape
 
 COLORS = {"sqlimport": "#2b6cb0", "cloader": "#555555", "sqlite3": "#dd6b20",
-          "sqlite-utils": "#38a169", "python": "#805ad5"}
+          "sqlite-utils": "#38a169", "python": "#805ad5", "stock": "#b7791f"}
+OP_SCENARIOS = ("export", "snapshot", "restore")
 W = 960
 LABEL_W = 330
 BAR_W = W - LABEL_W - 190
@@ -50,21 +53,27 @@ def write_svg(results, path):
         cs = [c for c in sres.get("contenders", []) if c.get("status") != "SKIPPED"]
         if not cs:
             continue
-        unit = "MB/s" if scen == "parse" else "rows/s"
+        op = scen in OP_SCENARIOS
+        unit = "MB/s" if scen == "parse" or op else "rows/s"
         key = "mb_per_s" if unit == "MB/s" else "rows_per_s"
         vals = [c.get(key) or 0 for c in cs if c.get("status") == "ok"]
+        stock = max([c.get("mb_per_s") or 0 for c in cs
+                     if c.get("kind") == "stock" and c.get("status") == "ok"] or [0])
         cbest = max([c.get("rows_per_s") or 0 for c in cs
                      if c.get("kind") == "cloader" and c.get("status") == "ok"] or [0])
         vmax = max(vals) if vals and max(vals) > 0 else 1.0
         y += PANEL_GAP
         parts.append('<text x="10" y="%d" font-size="14" font-weight="bold">%s</text>' % (
-            y, escape(sres.get("title", scen) + " — " + unit)))
+            y, escape(sres.get("title", scen) + " — " + ("MB/s of the database" if op else unit))))
         y += 8
         top = y
         height = ROW_H * len(cs)
         ref, ref_label = None, None
         if unit == "rows/s" and cbest > 0:
             ref, ref_label = cbest, "C best"
+        elif op:
+            if stock > 0:
+                ref, ref_label = stock, "stock tools"
         elif unit == "MB/s":
             ref, ref_label = 300.0, "target 300 MB/s"
             vmax = max(vmax, 300.0)
@@ -92,6 +101,8 @@ def write_svg(results, path):
                 txt = fmt(v, unit)
                 if unit == "rows/s" and cbest > 0 and c.get("kind") != "cloader":
                     txt += "  (%.2fx C)" % (v / cbest)
+                elif op and stock > 0 and c.get("kind") != "stock":
+                    txt += "  (%.2fx stock)" % (v / stock)
                 parts.append('<text x="%.1f" y="%d" font-size="11">%s</text>' % (
                     LABEL_W + w + 5, y + 15, escape(txt)))
             y += ROW_H
@@ -101,7 +112,8 @@ def write_svg(results, path):
     legend_x = 10
     for kind, col in COLORS.items():
         parts.append('<rect x="%d" y="%d" width="12" height="12" fill="%s"/>' % (legend_x, y - 10, col))
-        name = {"cloader": "C loader", "sqlite3": "sqlite3 .import", "python": "Python executemany"}.get(kind, kind)
+        name = {"cloader": "C loader", "sqlite3": "sqlite3 .import", "python": "Python executemany",
+                "stock": "sqlite3 + zstd CLIs"}.get(kind, kind)
         parts.append('<text x="%d" y="%d" font-size="12">%s</text>' % (legend_x + 16, y, escape(name)))
         legend_x += 30 + 8 * len(name)
     y += 14

@@ -4,9 +4,10 @@
 #   bash bench/run.sh                      # N=1000000, RUNS=3, all scenarios
 #   N=100000 RUNS=1 bash bench/run.sh
 #   SCENARIOS=first,delta bash bench/run.sh
+#   SCENARIOS=export,snapshot,restore bash bench/run.sh
 #   SKIP_BUILD=1 SQLIMPORT_BIN=.build/debug/sqlimport bash bench/run.sh
 #
-# Installs what it needs (gcc, libsqlite3-dev, sqlite3, GNU time, python3-venv)
+# Installs what it needs (gcc, libsqlite3-dev, sqlite3, zstd, GNU time, python3-venv)
 # with apt-get when missing, builds sqlimport (swift build -c release) unless
 # SKIP_BUILD=1, builds the C loader, puts sqlite-utils into bench/.venv, then
 # runs bench/bench.py, which writes bench/results/<date>/report.md.
@@ -39,6 +40,7 @@ pkgs=()
 command -v gcc >/dev/null 2>&1 || pkgs+=(gcc)
 [ -f /usr/include/sqlite3.h ] || pkgs+=(libsqlite3-dev)
 command -v sqlite3 >/dev/null 2>&1 || pkgs+=(sqlite3)
+command -v zstd >/dev/null 2>&1 || pkgs+=(zstd)
 [ -x /usr/bin/time ] || pkgs+=(time)
 command -v python3 >/dev/null 2>&1 || pkgs+=(python3)
 if [ ${#pkgs[@]} -gt 0 ]; then apt_install "${pkgs[@]}"; fi

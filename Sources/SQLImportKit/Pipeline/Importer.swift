@@ -127,19 +127,19 @@ enum DatabaseOpener {
 }
 
 /// Connection settings for bulk work, restored when the run ends.
+///
+/// Only the page cache is enlarged (`--cache-mib`). `temp_store` stays as it is: SQLite's
+/// sorter (index builds) spills to temporary files, and keeping those in memory would
+/// let a large sort grow the process without bound.
 struct BulkPragmas {
     private let cacheSize: Int
-    private let tempStore: Int
 
     init(_ db: Database, cacheSizeMiB: Int) throws {
         cacheSize = try Int.fetchOne(db, sql: "PRAGMA cache_size") ?? -2000
-        tempStore = try Int.fetchOne(db, sql: "PRAGMA temp_store") ?? 0
         try db.execute(sql: "PRAGMA cache_size = \(-max(cacheSizeMiB, 1) * 1024)")
-        try? db.execute(sql: "PRAGMA temp_store = MEMORY")
     }
 
     func restore(_ db: Database) {
         try? db.execute(sql: "PRAGMA cache_size = \(cacheSize)")
-        try? db.execute(sql: "PRAGMA temp_store = \(tempStore)")
     }
 }

@@ -1,0 +1,71 @@
+import Foundation
+import GRDB
+import GRDBSQLite
+
+/// Checkpoints (`--commit-every`), `--resume`, and records set aside (`--on-error skip`).
+extension ImportRun {
+    // MARK: - Checkpoints and resume
+
+    /// Creates `_sqlimport_runs` and decides whether this run continues an interrupted one:
+    /// only with --resume, and only when some input of the last run did not finish.
+    func prepareRunLog() throws {
+        try RunLog.ensureTable(db)
+        for (index, path) in options.inputs.enumerated() where path != "-" {
+            fingerprints[index] = try RunLog.Fingerprint(path: path)
+        }
+        let entries = try RunLog.entries(db, target: table)
+        let previous = options.inputs.compactMap { entries[$0] }
+        if options.resume, !previous.isEmpty, !previous.allSatisfy(\.finished) {
+            resumeEntries = entries
+        } else if options.resume {
+            summary.warnings.append("--resume: no interrupted run of these inputs into \(SQLIdentifier.quote(table)); importing from the start")
+        }
+    }
+
+    func resumeInput(_ index: Int, path: String) throws {
+        guard let entry = resumeEntries[path] else {
+            if options.commitEvery != nil { try saveProgress(input: index, offset: 0, finished: false) }
+            return
+        }
+        guard entry.fingerprint == fingerprints[index] else { throw ImportError.inputChangedSinceInterruptedRun(path: path) }
+        resumeOffsetOfInput[index] = entry.finished ? Int64.max : entry.committedOffset
+        committedRowsOfInput[index] = entry.committedRows
+        summary.resumedRecords += entry.committedRows
+    }
+
+    func saveProgress(input: Int, offset: Int64, finished: Bool) throws {
+        guard options.commitEvery != nil, let path = options.inputs[safe: input] else { return }
+        let entry = RunLog.Entry(
+            fingerprint: fingerprints[input] ?? RunLog.Fingerprint(size: -1, headCRC32: 0), committedOffset: offset,
+            committedRows: committedRowsOfInput[input, default: 0], finished: finished)
+        try RunLog.save(db, target: table, path: path, entry: entry)
+    }
+
+    /// After a batch: record its end as this input's progress, and commit after every
+    /// --commit-every records read (the reading thread ends batches there).
+    func afterWriting(_ batch: RecordBatch, rows: Int) throws {
+        guard options.commitEvery != nil else { return }
+        committedRowsOfInput[batch.inputIndex, default: 0] += rows
+        rowsSinceCommit += rows
+        if batch.endsInput || batch.endsCommitInterval {
+            try saveProgress(input: batch.inputIndex, offset: batch.inputBytesConsumed, finished: batch.endsInput)
+        }
+        if batch.endsCommitInterval && rowsSinceCommit > 0 {
+            syncCounts()
+            try transaction.checkpoint()
+            countsAtLastCommit = summary.counts
+            rowsSinceCommit = 0
+        }
+    }
+
+    // MARK: - Rejects
+
+    func reject(_ record: RejectedRecord) throws {
+        summary.counts.rejected += 1
+        try rejectsFile?.append(record)
+        if let limit = options.maxErrors, summary.counts.rejected > limit {
+            throw ImportError.tooManyRejects(limit: limit, last: "\(record.input):\(record.line): \(record.reason)")
+        }
+    }
+
+}

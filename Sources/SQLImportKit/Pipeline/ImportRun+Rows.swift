@@ -1,0 +1,48 @@
+import Foundation
+import GRDB
+import GRDBSQLite
+
+/// Hands each batch to the write strategy, in runs of records of one shape.
+extension ImportRun {
+    func write(_ batch: RecordBatch) throws {
+        try mapNewColumns(of: batch)
+        let session = try self.session ?? startSession()
+        self.session = session
+        if batch.bytes.isEmpty { batch.bytes.append(0) }  // a valid base address
+        let inputName = inputNames[batch.inputIndex]
+        // Records an interrupted run already committed are passed over.
+        var firstRow = 0
+        if let resumeOffset = resumeOffsetOfInput[batch.inputIndex] {
+            while firstRow < batch.rowCount, batch.byteOffsets[firstRow] < resumeOffset { firstRow += 1 }
+            summary.counts.read -= firstRow
+        }
+        try batch.bytes.withUnsafeBufferPointer { buffer in
+            let bytes = buffer.baseAddress!
+            var runStart = firstRow
+            var runShape: RowShape?
+            for row in firstRow ..< batch.rowCount {
+                let shape = session.shape(of: row, in: batch)
+                if shape.inputColumns.isEmpty { throw ImportError.emptyRecord(batch.position(row: row, inputName: inputName)) }
+                if let filter = session.partialFilter, try !filter.isInside(row: row, of: batch, shape: shape, session: session, bytes: bytes) {
+                    summary.counts.outsidePartialIndex += 1
+                }
+                if summary.statementSQL == nil {
+                    summary.statementSQL = shape.statement.sql(rowCount: 1)
+                }
+                if shape !== runShape {
+                    if let runShape, !options.dryRun {
+                        try strategy.write(runStart ..< row, of: batch, shape: runShape, session: session, inputName: inputName, bytes: bytes)
+                    }
+                    runShape = shape
+                    runStart = row
+                }
+            }
+            if let runShape, !options.dryRun {
+                try strategy.write(runStart ..< batch.rowCount, of: batch, shape: runShape, session: session, inputName: inputName, bytes: bytes)
+            }
+        }
+        try checkCancellation()
+        try afterWriting(batch, rows: batch.rowCount - firstRow)
+    }
+
+}

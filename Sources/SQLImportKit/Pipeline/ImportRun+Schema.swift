@@ -1,0 +1,226 @@
+import Foundation
+import GRDB
+import GRDBSQLite
+
+/// The table side of a run: creating it, matching the conflict target, mapping input
+/// columns to table columns, and starting the write session.
+extension ImportRun {
+    // MARK: - Schema
+
+    func createTable(from sample: [RecordBatch]) throws {
+        try checkFieldNames(columnNames)
+        let limit = Int(sqlite3_limit(db.sqliteConnection, SQLITE_LIMIT_COLUMN, -1))
+        if columnNames.count > limit { throw SchemaError.tooManyColumns(table: table, count: columnNames.count, limit: limit) }
+        try checkCaseCollisions(columnNames)
+        // Without --pk, the --upsert columns become the new table's primary key.
+        let primaryKey = options.primaryKey.isEmpty ? (options.upsert ?? []) : options.primaryKey
+        let creation = try TableCreation.infer(
+            table: table, columnNames: columnNames, sample: sample, sampleRows: options.inferRows,
+            primaryKey: primaryKey, primaryKeyOption: options.primaryKey.isEmpty ? "--upsert" : "--pk",
+            typeOverrides: options.typeOverrides)
+        summary.createdTable = creation.sql
+        if options.dryRun {
+            schema = creation.schema
+        } else {
+            try db.execute(sql: creation.sql)
+            schema = try TableSchema.read(db, table: table)
+            tableIsReal = true
+        }
+        tableWasEmpty = true
+        try resolveTarget()
+    }
+
+    func checkFieldNames(_ names: [String]) throws {
+        for name in names {
+            if name.isEmpty { throw ImportError.invalidFieldName(name: name, reason: "is empty, and a column needs a name") }
+            if name.utf8.contains(0) { throw ImportError.invalidFieldName(name: name, reason: "contains a NUL byte, which SQLite identifiers cannot hold") }
+        }
+    }
+
+    func checkCaseCollisions(_ names: [String]) throws {
+        var seen: [String: String] = [:]
+        for name in names {
+            if let other = seen[name.lowercased()] {
+                throw SchemaError.fieldsCollide(table: table, fields: [other, name], column: other)
+            }
+            seen[name.lowercased()] = name
+        }
+    }
+
+    /// Matches `--upsert` against the table's keys, before any row is written, and
+    /// prepares a probe statement so that a bad conflict clause fails fast.
+    func resolveTarget() throws {
+        guard let requested = options.upsert, var schema else { return }
+        var key: UniqueKey?
+        var failure: UpsertError?
+        do {
+            key = try ConflictTarget.resolve(requested: requested, in: schema)
+        } catch {
+            failure = error
+        }
+        if let failure {
+            guard case .noMatchingKey = failure, options.createIndex else { throw failure }
+            key = try createIndex(on: requested, in: &schema)
+            self.schema = schema
+        }
+        guard let key else { return }
+        if case .newer(let column) = options.merge, schema.columnIndex(named: column) == nil {
+            throw UpsertError.newerColumnMissing(column: column, table: table)
+        }
+        target = ConflictTarget(key: key, fallbackKey: nil)
+        summary.conflictTarget = key.columns
+        summary.conflictPredicate = key.partialPredicate
+        if tableIsReal {
+            let probe = UpsertStatement(table: table, columns: key.columns, target: target, policy: .ignore).sql()
+            do {
+                _ = try db.makeStatement(sql: probe)
+            } catch let error as DatabaseError {
+                throw UpsertError.conflictClauseRejected(sql: probe, message: error.message ?? "\(error)")
+            }
+        }
+    }
+
+    func createIndex(on columns: [String], in schema: inout TableSchema) throws -> UniqueKey {
+        let names = columns.map { name in schema.columns[schema.columnIndex(named: name)!].name }
+        let quoted = SQLIdentifier.quoteList(names)
+        let notNull = names.map { "\(SQLIdentifier.quote($0)) IS NOT NULL" }.joined(separator: " AND ")
+        if tableIsReal, let duplicate = try Row.fetchOne(
+            db, sql: "SELECT \(quoted) FROM \(SQLIdentifier.quote(table)) WHERE \(notNull) GROUP BY \(quoted) HAVING count(*) > 1 LIMIT 1")
+        {
+            let example = "(" + duplicate.databaseValues.map(\.description).joined(separator: ", ") + ")"
+            throw UpsertError.duplicateKeysBlockIndex(table: table, columns: names, example: example)
+        }
+        let indexName = "sqlimport_\(table)_\(names.joined(separator: "_"))"
+        let sql = "CREATE UNIQUE INDEX \(SQLIdentifier.quote(indexName)) ON \(SQLIdentifier.quote(table)) (\(quoted))"
+        summary.createdIndex = sql
+        let key = UniqueKey(indexName: indexName, columns: names, origin: .uniqueIndex, partialPredicate: nil)
+        if options.dryRun || !tableIsReal {
+            schema.uniqueKeys.append(key)
+        } else {
+            try db.execute(sql: sql)
+            schema = try TableSchema.read(db, table: table)!
+        }
+        return key
+    }
+
+    // MARK: - Columns
+
+    /// Maps the input columns first seen in `batch` to table columns: by name, ignoring
+    /// case; unknown fields are added (--alter), dropped (--ignore-unknown) or an error.
+    func mapNewColumns(of batch: RecordBatch) throws {
+        guard var schema else { return }
+        let first = tableColumnOfInput.count
+        guard first < columnNames.count else { return }
+        try checkFieldNames(Array(columnNames[first...]))
+        var unknown: [Int] = []
+        for input in first ..< columnNames.count {
+            if let index = schema.columnIndex(named: columnNames[input]), schema.columns[index].isWritable {
+                tableColumnOfInput.append(index)
+            } else {
+                tableColumnOfInput.append(nil)
+                unknown.append(input)
+            }
+        }
+        if !unknown.isEmpty && !options.ignoreUnknown {
+            guard options.alter else {
+                throw SchemaError.unknownFields(table: table, fields: unknown.map { columnNames[$0] })
+            }
+            let limit = Int(sqlite3_limit(db.sqliteConnection, SQLITE_LIMIT_COLUMN, -1))
+            if schema.columns.count + unknown.count > limit {
+                throw SchemaError.tooManyColumns(table: table, count: schema.columns.count + unknown.count, limit: limit)
+            }
+            try checkCaseCollisions(schema.columns.map(\.name) + unknown.map { columnNames[$0] })
+            for input in unknown {
+                var tracker = TypeTracker()
+                batch.bytes.withUnsafeBufferPointer { bytes in
+                    for row in 0 ..< batch.rowCount { tracker.observe(batch.cell(row: row, column: input), bytes: bytes) }
+                }
+                let name = columnNames[input]
+                let sql = "ALTER TABLE \(SQLIdentifier.quote(table)) ADD COLUMN \(SQLIdentifier.quote(name)) \(tracker.declaredType)"
+                summary.addedColumns.append(name)
+                if options.dryRun {
+                    schema.columns.append(ColumnInfo(name: name, declaredType: tracker.declaredType, notNull: false, defaultSQL: nil, primaryKeyPosition: 0, isWritable: true))
+                } else {
+                    try db.execute(sql: sql)
+                }
+            }
+            if !options.dryRun { schema = try TableSchema.read(db, table: table)! }
+            for input in unknown { tableColumnOfInput[input] = schema.columnIndex(named: columnNames[input]) }
+            self.schema = schema
+            session?.updateSchema(schema)
+        }
+        // Two fields may not land in one column.
+        var owner: [Int: Int] = [:]
+        for (input, column) in tableColumnOfInput.enumerated() {
+            guard let column else { continue }
+            if let other = owner[column], other != input {
+                throw SchemaError.fieldsCollide(table: table, fields: [columnNames[other], columnNames[input]], column: schema.columns[column].name)
+            }
+            owner[column] = input
+        }
+        if let session {
+            for input in first ..< columnNames.count {
+                if let column = tableColumnOfInput[input] { session.map(input: input, toTableColumn: column) }
+            }
+        }
+    }
+
+    /// True when the table keeps a secondary index (not the primary key's) that the load
+    /// updates row by row: one that could not be deferred (see `DeferredIndexes`).
+    func maintainsSecondaryIndexes() throws -> Bool {
+        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM pragma_index_list(?) WHERE origin <> 'pk')", arguments: [table]) ?? false
+    }
+
+    /// Creates the write session once the first batch's columns are known.
+    func startSession() throws -> WriteSession {
+        guard let schema else { preconditionFailure("the table exists before writing") }
+        let mapped = Set(tableColumnOfInput.compactMap { $0 })
+        for (index, column) in schema.columns.enumerated()
+        where column.notNull && column.defaultSQL == nil && column.isWritable && !mapped.contains(index) && column.name != schema.rowidAlias {
+            throw SchemaError.missingRequiredColumn(table: table, column: column.name)
+        }
+        if var target {
+            for column in target.columns where !mapped.contains(schema.columnIndex(named: column)!) {
+                throw UpsertError.keyNotInInput(column: column)
+            }
+            if case .newer(let column) = options.merge, !mapped.contains(schema.columnIndex(named: column)!) {
+                throw UpsertError.newerColumnMissing(column: column, table: table)
+            }
+            let primaryKey = schema.primaryKey
+            if target.predicate != nil, !primaryKey.isEmpty,
+                Set(primaryKey.map { $0.lowercased() }) != Set(target.columns.map { $0.lowercased() }),
+                primaryKey.allSatisfy({ mapped.contains(schema.columnIndex(named: $0)!) })
+            {
+                target.fallbackKey = primaryKey
+                summary.fallbackKey = primaryKey
+            }
+            self.target = target
+        }
+        let session = WriteSession(db: db, schema: schema, target: target, policy: options.merge)
+        if options.onError == .skip {
+            session.onRecordFailure = { [unowned self] error, row, batch in
+                try reject(RejectedRecord(
+                    input: error.position.input, line: error.position.line, byteOffset: error.position.byteOffset,
+                    reason: error.description, record: batch.rawRecord(row: row)))
+            }
+        }
+        for (input, column) in tableColumnOfInput.enumerated() {
+            if let column { session.map(input: input, toTableColumn: column) }
+        }
+        var kind = options.strategy
+        if kind == .auto {
+            let choice = WriteStrategyKind.choose(tableWasEmpty: tableWasEmpty, maintainsIndexes: try maintainsSecondaryIndexes())
+            kind = choice.kind
+            summary.strategyReason = choice.reason
+        }
+        summary.strategy = kind.rawValue
+        switch kind {
+        case .auto, .cached: strategy = CachedStatementStrategy()
+        case .typed: strategy = TypedStrategy()
+        case .multirow: strategy = MultiRowStrategy(cap: options.multirowCap ?? MultiRowStrategy.defaultCap)
+        }
+        summary.rowsPerStatement = strategy.rowsPerStatement(columns: max(mapped.count, 1), session: session)
+        return session
+    }
+
+}

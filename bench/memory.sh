@@ -1,0 +1,50 @@
+#!/bin/bash
+# Peak memory of sqlimport as input grows: 1M vs 10M rows, a 1 GB JSON array, and a
+# 1 GB CSV of 1 MiB quoted fields. Prints one line per case: case, rows, wall s, peak RSS.
+#   bash bench/memory.sh [path/to/sqlimport]     (needs bench/work/data-n1000000-s42 from bench/run.sh)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN=${1:-.build/release/sqlimport}
+D=bench/work/data-n1000000-s42
+W=bench/work/memory
+mkdir -p "$W"
+[ -f "$D/base.jsonl" ] || { echo "run bench/run.sh first (N=1000000) to generate $D" >&2; exit 1; }
+schema() { python3 -c "import sqlite3,sys; sys.path.insert(0,'bench'); import bench; sqlite3.connect(sys.argv[1]).executescript(bench.SCHEMA)" "$1"; }
+measure() {  # name rows command...
+  local name=$1 rows=$2; shift 2
+  /usr/bin/time -f "%e %M" -o "$W/time.txt" "$@" > /dev/null
+  read -r wall kb < "$W/time.txt"
+  printf '%-44s %10s rows  %8.1f s  peak RSS %7.1f MiB\n' "$name" "$rows" "$wall" "$(echo "$kb / 1024" | bc -l)"
+}
+# Ten renamed copies of the 1M file: unique ids and remote ids, streamed through stdin.
+copies() { for i in $(seq 0 $(($1 - 1))); do sed "s/\"itm-/\"itm$i-/; s/\"rm-/\"rm$i-/" "$D/base.jsonl"; done; }
+
+for n in 1 10; do
+  rm -f "$W/items.db"*; schema "$W/items.db"
+  measure "JSONL from stdin, --upsert id" "${n}000000" bash -c "$(declare -f copies); D=$D copies $n | $BIN - --db $W/items.db --table items --upsert id -q"
+done
+for n in 1 10; do
+  measure "JSONL from stdin, --dry-run (parse only)" "${n}000000" bash -c "$(declare -f copies); D=$D copies $n | $BIN - --db $W/none.db --table items --dry-run -q"
+done
+
+# A 1.1 GB JSON array (three renamed copies of the 1M rows), streamed element by element.
+if [ ! -f "$W/array.json" ]; then
+  { echo '['; copies 3 | sed '$!s/$/,/'; echo ']'; } > "$W/array.json"
+fi
+rm -f "$W/array.db"*; schema "$W/array.db"
+measure "JSON array $(du -h "$W/array.json" | cut -f1), --upsert id" 3000000 $BIN "$W/array.json" --db "$W/array.db" --table items --upsert id -q
+
+# A 1 GiB CSV: 1024 records, each with a 1 MiB quoted field full of "" and newlines.
+if [ ! -f "$W/long.csv" ]; then
+  python3 - "$W/long.csv" <<'PY'
+import sys
+chunk = ('long ""quoted"" text, with commas\nand newlines ' * 20000)[:1 << 20]
+with open(sys.argv[1], 'w') as f:
+    f.write('id,body,tail\n')
+    for i in range(1024):
+        f.write(f'{i},"{chunk}",end\n')
+PY
+fi
+rm -f "$W/long.db"*
+measure "CSV $(du -h "$W/long.csv" | cut -f1) of 1 MiB quoted fields" 1024 $BIN "$W/long.csv" --db "$W/long.db" --table long -q
+rm -f "$W"/*.db*
