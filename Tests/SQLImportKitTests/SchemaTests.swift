@@ -171,4 +171,16 @@ import Testing
             #expect(second.counts.unchanged == 3)
         }
     }
+
+    /// Regression: with records of 1 MiB, batches end at 4 records (4 MB), and sampling
+    /// 1000 records for inference held every batch of the pool: reader and writer waited
+    /// for each other forever (found by bench/memory.sh on a 1 GB CSV).
+    @Test func inferenceOnHugeRecordsDoesNotStarveTheReader() throws {
+        let field = String(repeating: "x", count: 1 << 20)
+        let text = "id,body\n" + (0 ..< 40).map { "\($0),\(field)\n" }.joined()
+        try withTable("", text, name: "t.csv") { input, database in
+            let summary = try TestSupport.runImport([input], database: database)
+            #expect(summary.counts.inserted == 40)
+        }
+    }
 }

@@ -72,4 +72,7 @@ final class EncodableBatchSource<Values: Sequence>: BatchSource where Values.Ele
     func recycle(_ batch: RecordBatch) {
         spare.append(batch)
     }
+
+    /// Batches are allocated on demand here, so holding them never starves the source.
+    var batchesTheWriterMayHold: Int { .max }
 }

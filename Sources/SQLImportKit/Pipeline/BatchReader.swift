@@ -17,6 +17,9 @@ protocol BatchSource: AnyObject {
     func next() -> BatchReader.Item?
     /// Gives a batch back for reuse.
     func recycle(_ batch: RecordBatch)
+    /// How many batches the writer may keep without recycling them (while it samples
+    /// records to infer a new table's types) before the source would starve.
+    var batchesTheWriterMayHold: Int { get }
 }
 
 /// Reads every input of a run on its own thread and hands full batches to the writer
@@ -41,6 +44,7 @@ final class BatchReader: BatchSource, @unchecked Sendable {
     private var thread: Thread?
     private let done = DispatchSemaphore(value: 0)
     private var cancellation: Cancellation?
+    let batchesTheWriterMayHold: Int
     /// Batches end at every multiple of this many records, where the writer commits.
     private let commitEvery: Int?
 
@@ -48,6 +52,8 @@ final class BatchReader: BatchSource, @unchecked Sendable {
     ///   samples records to infer a new table's types).
     init(paths: [String], options: ReaderOptions, rowsPerBatch: Int = 4096, bytesPerBatch: Int = 4 << 20, depth: Int = 4, spareBatches: Int = 0, keepRaw: Bool = false, cancellation: Cancellation? = nil, commitEvery: Int? = nil) {
         self.commitEvery = commitEvery
+        // The pool is depth + 2 + spare: with spare + 1 held, the queue can still fill.
+        batchesTheWriterMayHold = spareBatches + 1
         self.paths = paths
         self.options = options
         self.rowsPerBatch = rowsPerBatch

@@ -93,7 +93,9 @@ final class ImportRun {
                 if schema == nil {
                     sample.append(batch)
                     sampleRows += batch.rowCount
-                    if sampleRows < options.inferRows { continue }
+                    // Huge records fill batches early: the sample then ends with the
+                    // batches the reader can spare, never starving it.
+                    if sampleRows < options.inferRows && sample.count < source.batchesTheWriterMayHold { continue }
                     try createTable(from: sample)
                 }
                 for pending in sample where pending !== batch {

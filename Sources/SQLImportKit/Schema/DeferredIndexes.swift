@@ -36,19 +36,14 @@ struct DeferredIndexes {
     }
 
     /// Builds the dropped indexes again. SQLite's sorter buffers up to `cache_size` bytes
-    /// besides the page cache itself, so the cache gets half the run's budget meanwhile:
-    /// the two together stay within `--cache-mib`.
+    /// on top of the page cache, so both get a quarter of the run's cache meanwhile, and
+    /// a large sort spills to temporary files: memory stays flat whatever the table size
+    /// (`bench/memory.sh`: a sorter thread, or half the cache, let 10M rows reach 562 MiB).
     func rebuild(_ db: Database, table: String) throws {
         guard !indexes.isEmpty else { return }
         let cacheSize = try Int.fetchOne(db, sql: "PRAGMA cache_size") ?? -2000
-        let threads = try Int.fetchOne(db, sql: "PRAGMA threads") ?? 0
-        try db.execute(sql: "PRAGMA cache_size = \(cacheSize < 0 ? cacheSize / 2 : max(cacheSize / 2, 1))")
-        // The input is read by now, so the reading thread's core is free for the sorter.
-        try db.execute(sql: "PRAGMA threads = 1")
-        defer {
-            try? db.execute(sql: "PRAGMA cache_size = \(cacheSize)")
-            try? db.execute(sql: "PRAGMA threads = \(threads)")
-        }
+        try db.execute(sql: "PRAGMA cache_size = \(cacheSize < 0 ? cacheSize / 4 : max(cacheSize / 4, 1))")
+        defer { try? db.execute(sql: "PRAGMA cache_size = \(cacheSize)") }
         for index in indexes {
             do {
                 try db.execute(sql: index.sql)
