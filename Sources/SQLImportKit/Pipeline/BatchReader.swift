@@ -50,7 +50,7 @@ final class BatchReader: BatchSource, @unchecked Sendable {
 
     /// - Parameter spareBatches: extra batches the writer may hold at once (while it
     ///   samples records to infer a new table's types).
-    init(paths: [String], options: ReaderOptions, rowsPerBatch: Int = 4096, bytesPerBatch: Int = 4 << 20, depth: Int = 4, spareBatches: Int = 0, keepRaw: Bool = false, cancellation: Cancellation? = nil, commitEvery: Int? = nil) {
+    init(paths: [String], options: ReaderOptions, rowsPerBatch: Int = 4096, bytesPerBatch: Int = 2 << 20, depth: Int = 3, spareBatches: Int = 0, keepRaw: Bool = false, cancellation: Cancellation? = nil, commitEvery: Int? = nil) {
         self.commitEvery = commitEvery
         // The pool is depth + 2 + spare: with spare + 1 held, the queue can still fill.
         batchesTheWriterMayHold = spareBatches + 1
