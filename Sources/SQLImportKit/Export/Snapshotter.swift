@@ -80,7 +80,14 @@ public final class Snapshotter {
         do {
             return try TemporaryFiles.shared.whileRegistered([copy, copy + "-journal"]) {
                 // One read transaction: a consistent copy even while other processes write.
-                try queue.inDatabase { db in try db.execute(sql: "VACUUM INTO ?", arguments: [copy]) }
+                // VACUUM INTO writes its copy with this connection's pager settings. The copy
+                // is temporary and deleted below, so it is not fsynced (synchronous = OFF on
+                // this read-only connection changes nothing else); the final snapshot is,
+                // before its rename.
+                try queue.inDatabase { db in
+                    try db.execute(sql: "PRAGMA synchronous = OFF")
+                    try db.execute(sql: "VACUUM INTO ?", arguments: [copy])
+                }
                 let source = try FileDescriptorSource(path: copy)
                 let size = InputSource.regularFileSize(copy) ?? 0
                 let fileSink = file.makeSink()
