@@ -39,7 +39,7 @@ import Testing
         let seconds = environment["SQLIMPORT_FUZZ_SECONDS"].flatMap(Double.init)
         let seeds = Self.seeds(target)
         try #require(seeds.count >= 10, "Fuzz/corpus/\(target.rawValue) is missing")
-        var random = SplitMix64(seed: seed &+ UInt64(ReaderFuzzHarness.Target.allCases.firstIndex(of: target)!))
+        var random = StrategyEquivalenceTests.Generator(state: seed &+ UInt64(ReaderFuzzHarness.Target.allCases.firstIndex(of: target)!))
         var mutator = Mutator(seeds: seeds, compressed: target == .compressed)
         // Compressed inputs are also made by compressing mutated plain text, so that the
         // readers behind the decompressors see more than broken streams.
@@ -216,7 +216,7 @@ struct Mutator {
         self.compressed = compressed
     }
 
-    mutating func mutate(using random: inout SplitMix64) -> [UInt8] {
+    mutating func mutate(using random: inout StrategyEquivalenceTests.Generator) -> [UInt8] {
         var bytes = seeds.randomElement(using: &random)!
         for _ in 0 ..< Int.random(in: 1 ... 4, using: &random) {
             let low = compressed && bytes.count > 8 && Bool.random(using: &random) ? 4 : 0
@@ -245,21 +245,6 @@ struct Mutator {
             }
         }
         return bytes
-    }
-}
-
-/// A small, fast, seedable generator (Steele, Lea and Flood's SplitMix64).
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

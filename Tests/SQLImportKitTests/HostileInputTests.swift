@@ -153,11 +153,19 @@ import Testing
         case "json": scratch.file("t.json", "[{\"id\":\"1\",\"a\":\"ok\"},\n{\"id\":\"2\",\"a\":\"\(huge)\"}]")
         default: scratch.file("t.jsonl", "{\"id\":\"1\",\"a\":\"ok\"}\n{\"id\":\"2\",\"a\":\"\(huge)\"}\n")
         }
-        let baseline = try Self.baselineMemory(in: scratch.directory)
-        let (result, peak) = try Self.peakMemory("'\(TestSupport.executable.path)' t.\(format) --db db --max-record-bytes 1048576", in: scratch.directory)
-        #expect(result.status == 65, "\(result.stderr)")
         let position = ["csv": "3 (byte 10)", "json": "2 (byte 22)", "jsonl": "2 (byte 20)"][format]!
-        #expect(result.stderr.contains("t.\(format):\(position): a single record is larger than 1048576 bytes"), "\(result.stderr)")
+        try Self.expectRefusedInBoundedMemory(
+            "t.\(format) --db db --max-record-bytes 1048576", in: scratch,
+            saying: "t.\(format):\(position): a single record is larger than 1048576 bytes")
+    }
+
+    /// Runs the binary on `arguments` and expects exit 65 with `message`, no row in `t`,
+    /// and a peak memory within 16 MiB of the binary's on a one-line input.
+    static func expectRefusedInBoundedMemory(_ arguments: String, in scratch: Scratch, saying message: String) throws {
+        let baseline = try baselineMemory(in: scratch.directory)
+        let (result, peak) = try peakMemory("'\(TestSupport.executable.path)' \(arguments)", in: scratch.directory)
+        #expect(result.status == 65, "\(result.stderr)")
+        #expect(result.stderr.contains(message), "\(result.stderr)")
         #expect(try scratch.count("t") == 0)
         if let peak, let baseline {
             #expect(peak < baseline + 16 * 1024, "peak \(peak) KiB, baseline \(baseline) KiB")
@@ -219,15 +227,9 @@ import Testing
         #expect(make.status == 0, "\(make.stderr)")
         let size = try FileManager.default.attributesOfItem(atPath: scratch.directory.appendingPathComponent("t.jsonl.z").path)[.size] as! Int
         #expect(size < 400_000, "the bomb is \(size) bytes")
-        let baseline = try Self.baselineMemory(in: scratch.directory)
-        let (result, peak) = try Self.peakMemory("'\(TestSupport.executable.path)' t.jsonl.z --db db --table t --format jsonl --max-record-bytes 1048576", in: scratch.directory)
-        #expect(result.status == 65, "\(result.stderr)")
-        #expect(result.stderr.contains("t.jsonl.z:2 (byte 11): a single record is larger than 1048576 bytes"), "\(result.stderr)")
-        #expect(try scratch.count("t") == 0)
-        if let peak, let baseline {
-            #expect(peak < baseline + 16 * 1024, "peak \(peak) KiB, baseline \(baseline) KiB")
-            print("HostileInputTests peak memory: \(peak) KiB (baseline \(baseline) KiB)")
-        }
+        try Self.expectRefusedInBoundedMemory(
+            "t.jsonl.z --db db --table t --format jsonl --max-record-bytes 1048576", in: scratch,
+            saying: "t.jsonl.z:2 (byte 11): a single record is larger than 1048576 bytes")
     }
 
     /// 200 MB of blank lines (1 KiB each) after a good record and before a bad one: the
@@ -241,14 +243,7 @@ import Testing
         let make = try TestSupport.runShell(
             #"{ printf '{"id":"1"}\n'; yes '\#(blank)' | head -n 200000; printf 'oops\n'; } | \#(compressor) > t.jsonl.z"#, in: scratch.directory)
         #expect(make.status == 0, "\(make.stderr)")
-        let baseline = try Self.baselineMemory(in: scratch.directory)
-        let (result, peak) = try Self.peakMemory("'\(TestSupport.executable.path)' t.jsonl.z --db db --table t --format jsonl", in: scratch.directory)
-        #expect(result.status == 65, "\(result.stderr)")
-        #expect(result.stderr.contains("t.jsonl.z:200002 (byte 204800011): malformed record"), "\(result.stderr)")
-        #expect(try scratch.count("t") == 0)
-        if let peak, let baseline {
-            #expect(peak < baseline + 16 * 1024, "peak \(peak) KiB, baseline \(baseline) KiB")
-            print("HostileInputTests peak memory: \(peak) KiB (baseline \(baseline) KiB)")
-        }
+        try Self.expectRefusedInBoundedMemory(
+            "t.jsonl.z --db db --table t --format jsonl", in: scratch, saying: "t.jsonl.z:200002 (byte 204800011): malformed record")
     }
 }

@@ -110,7 +110,7 @@ import Testing
         let clean = try Self.cleanRun(fixture, arguments)
         let before = try Self.itemsDump(fixture.template)
         try fixture.reset()
-        var random = SplitMix64(seed: Self.seed)
+        var random = StrategyEquivalenceTests.Generator(state: Self.seed)
         var killed = 0
         var point = 0
         while killed < Self.kills, point < Self.kills * 3 {
@@ -163,7 +163,7 @@ import Testing
         }
 
         try fixture.reset()
-        var random = SplitMix64(seed: Self.seed &+ 1)
+        var random = StrategyEquivalenceTests.Generator(state: Self.seed &+ 1)
         var killed = 0
         var point = 0
         var checkpoints: Set<Int> = []
