@@ -246,4 +246,19 @@ import Testing
         try Self.expectRefusedInBoundedMemory(
             "t.jsonl.z --db db --table t --format jsonl", in: scratch, saying: "t.jsonl.z:200002 (byte 204800011): malformed record")
     }
+
+    /// A zstd frame may ask for a 2 GiB window; libzstd refuses more than 128 MiB, and the
+    /// message said "corrupt" and suggested `zstd -t`, which fails the same way.
+    @Test func zstdFrameNeedingAWindowOver128MiBIsRefusedNamingTheFix() throws {
+        let scratch = try Scratch(schema: "CREATE TABLE t (id TEXT);")
+        defer { scratch.cleanUp() }
+        // From a pipe zstd cannot shrink the window to the input's size.
+        let make = try TestSupport.runShell(#"printf '{"id":"1"}\n' | zstd -q --long=30 -c > t.jsonl.zst"#, in: scratch.directory)
+        #expect(make.status == 0, "\(make.stderr)")
+        let result = try scratch.run(["t.jsonl.zst", "--table", "t"])
+        #expect(result.status == 65, "\(result.stderr)")
+        #expect(result.stderr.contains("t.jsonl.zst: the zstd frame needs a window larger than 128 MiB (it was written with --long=28 or more)"), "\(result.stderr)")
+        #expect(result.stderr.contains("Decompress it first (zstd -d --long=31)"))
+        #expect(try scratch.count("t") == 0)
+    }
 }
