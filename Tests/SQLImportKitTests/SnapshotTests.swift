@@ -213,10 +213,12 @@ import Testing
             writer.waitUntilExit()
         }
         // Wait for the first commit, so that the snapshots overlap with writes.
+        // The poller waits for the writer's locks like any reader should (busy timeout).
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(30)
+        let poller = try DatabaseQueue(path: database, configuration: configuration)
         let deadline = Date().addingTimeInterval(60)
-        // The writer's commits (and, in WAL mode, the checkpoint when it closes) lock out an
-        // opening reader for a moment: a busy poll counts as "not yet".
-        while (try? DatabaseQueue(path: database).read({ try Int.fetchOne($0, sql: "SELECT count(*) FROM items") ?? 0 })) ?? 0 == 0, Date() < deadline {
+        while try poller.read({ try Int.fetchOne($0, sql: "SELECT count(*) FROM items") ?? 0 }) == 0, Date() < deadline {
             usleep(20_000)
         }
         for number in 1 ... 4 {
