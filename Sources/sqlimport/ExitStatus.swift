@@ -33,6 +33,12 @@ enum ExitStatus {
         case let error as ReaderError:
             if case .input(let inner) = error { return code(for: inner) }
             return badData
+        case let fault as DatabaseFault:
+            switch fault.kind {
+            case .full, .ioError, .readOnly: return ioError
+            case .busy: return temporary
+            case .corrupt, .notADatabase: return cannotCreate
+            }
         case is WriteError:
             if let error = error as? WriteError, error.isBusy { return temporary }
             return badData

@@ -61,7 +61,7 @@ public final class Restorer {
                 try sink.write(contentsOf: input.source)
             } catch let error as InputError {
                 switch error {
-                case .corruptCompressedStream, .truncatedCompressedStream, .decompressionBombGuard:
+                case .corruptCompressedStream, .truncatedCompressedStream, .decompressionBombGuard, .zstdWindowTooLarge:
                     throw SnapshotError.damaged(snapshot: options.snapshotPath, reason: Self.reason(error))
                 case .notFound, .unreadable:
                     throw error

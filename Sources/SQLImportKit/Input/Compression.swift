@@ -32,8 +32,14 @@ public final class InputSource {
 
     /// Opens `path` (or `-` for standard input) and wraps it in the decompressor its
     /// magic bytes call for.
-    public init(path: String) throws(InputError) {
+    public convenience init(path: String) throws(InputError) {
         let file = try FileDescriptorSource(path: path)
+        try self.init(name: path, raw: file, fileSize: path == "-" ? nil : Self.regularFileSize(path))
+    }
+
+    /// Wraps an opened byte stream (a file, or bytes in memory in the fuzz harness) in the
+    /// decompressor its magic bytes call for.
+    init(name: String, raw file: ByteSource, fileSize: Int64?) throws(InputError) {
         var magic: [UInt8] = []
         let probe = UnsafeMutableRawBufferPointer.allocate(byteCount: 4, alignment: 1)
         defer { probe.deallocate() }
@@ -43,14 +49,14 @@ public final class InputSource {
             magic.append(contentsOf: probe[magic.count ..< magic.count + count])
         }
         let raw = PrefixedSource(prefix: magic, base: file)
-        name = path
+        self.name = name
         compression = Compression.detect(magic)
         switch compression {
         case .none: source = raw
-        case .zstd: source = try ZstdDecompressingSource(base: raw, name: path)
-        case .gzip: source = try GzipDecompressingSource(base: raw, name: path)
+        case .zstd: source = try ZstdDecompressingSource(base: raw, name: name)
+        case .gzip: source = try GzipDecompressingSource(base: raw, name: name)
         }
-        fileSize = path == "-" ? nil : Self.regularFileSize(path)
+        self.fileSize = fileSize
     }
 
     static func regularFileSize(_ path: String) -> Int64? {

@@ -5,6 +5,8 @@ public enum InputError: Error, Equatable, CustomStringConvertible {
     case corruptCompressedStream(input: String, compression: Compression, byteOffset: Int64, reason: String)
     case truncatedCompressedStream(input: String, compression: Compression, byteOffset: Int64)
     case decompressionBombGuard(input: String, limit: Int64)
+    /// A zstd frame whose window is over libzstd's default limit (128 MiB).
+    case zstdWindowTooLarge(input: String)
 
     public var description: String {
         switch self {
@@ -16,6 +18,8 @@ public enum InputError: Error, Equatable, CustomStringConvertible {
             return "\(input): corrupt \(compression.rawValue) stream at compressed byte \(offset) (\(reason)); nothing from this input was committed. Check the file with `\(compression.checkCommand) \(input)`"
         case .truncatedCompressedStream(let input, let compression, let offset):
             return "\(input): the \(compression.rawValue) stream ends early at compressed byte \(offset) (the file is truncated); nothing from this input was committed. Copy the file again"
+        case .zstdWindowTooLarge(let input):
+            return "\(input): the zstd frame needs a window larger than 128 MiB (it was written with --long=28 or more), and sqlimport keeps the decompressor's memory below that; nothing from this input was committed. Decompress it first (zstd -d --long=31) and import the result"
         case .decompressionBombGuard(let input, let limit):
             return "\(input): expands beyond \(limit) bytes without a record boundary; refusing it"
         }

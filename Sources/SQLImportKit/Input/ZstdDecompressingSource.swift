@@ -48,9 +48,14 @@ final class ZstdDecompressingSource: ByteSource {
             var inBuffer = ZSTD_inBuffer(src: input.baseAddress! + inputStart, size: inputEnd - inputStart, pos: 0)
             var outBuffer = ZSTD_outBuffer(dst: buffer.baseAddress, size: buffer.count, pos: 0)
             let hint = ZSTD_decompressStream(stream, &outBuffer, &inBuffer)
+            if ZSTD_isError(hint) != 0, ZSTD_getErrorCode(hint) == ZSTD_error_frameParameter_windowTooLarge {
+                throw .zstdWindowTooLarge(input: name)
+            }
             if ZSTD_isError(hint) != 0 {
+                // libzstd leaves `pos` where the call began: the damage lies in the bytes
+                // it was given, so name the end of those (a checksum error is then exact).
                 throw .corruptCompressedStream(
-                    input: name, compression: .zstd, byteOffset: consumed + Int64(inBuffer.pos),
+                    input: name, compression: .zstd, byteOffset: consumed + Int64(inBuffer.size),
                     reason: String(cString: ZSTD_getErrorName(hint)))
             }
             frameHint = hint

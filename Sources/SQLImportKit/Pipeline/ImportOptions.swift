@@ -47,6 +47,11 @@ public struct ImportOptions: Sendable {
     /// `--wal`: switch the database to WAL journal mode first (persistent). Otherwise the
     /// journal mode is never changed.
     public var wal = false
+    /// Before writing, `PRAGMA quick_check` runs on a database of at most this many bytes
+    /// (default 64 MiB, at most about 0.15 s), and a corrupt one is refused. A larger
+    /// database is not checked up front: SQLite reports corruption when a statement
+    /// reaches a damaged page, and the run then rolls back. 0 never checks.
+    public var quickCheckMaxBytes: Int64 = 64 << 20
     /// Stops the run from another thread (signal handlers).
     public var cancellation: Cancellation?
 

@@ -30,7 +30,18 @@ public final class Importer {
     /// Runs the import on a connection the caller opened. Inside the caller's open
     /// transaction the run uses a savepoint. The connection's limits apply:
     /// `SQLITE_LIMIT_VARIABLE_NUMBER` sizes multi-row statements.
+    ///
+    /// An error of SQLite's that is about the database, not the input (a full disk, a
+    /// read-only, locked or corrupt file), is thrown as a `DatabaseFault`.
     public func run(in db: Database, progress: ((ImportProgress) -> Void)? = nil) throws -> ImportSummary {
+        do {
+            return try importAll(in: db, progress: progress)
+        } catch {
+            throw DatabaseFault.classify(error, database: options.databasePath)
+        }
+    }
+
+    private func importAll(in db: Database, progress: ((ImportProgress) -> Void)?) throws -> ImportSummary {
         try validate(nested: db.isInsideTransaction)
         let table = try options.resolvedTable()
         if options.wal && !options.dryRun {
@@ -64,6 +75,9 @@ public final class Importer {
 
     private func validate(nested: Bool) throws {
         guard !options.inputs.isEmpty else { throw ImportError.noInputs }
+        guard (1 ... ReaderOptions.maxRecordBytesLimit).contains(options.reader.maxRecordBytes) else {
+            throw ImportError.conflictingOptions("--max-record-bytes must be between 1 and \(ReaderOptions.maxRecordBytesLimit) (2 GiB)")
+        }
         if options.alter && options.ignoreUnknown {
             throw ImportError.conflictingOptions("--alter and --ignore-unknown contradict each other; choose one")
         }
@@ -94,6 +108,7 @@ public final class Importer {
         summary.dryRun = options.dryRun
         let pragmas = try BulkPragmas(db, cacheSizeMiB: options.cacheSizeMiB)
         defer { pragmas.restore(db) }
+        try DatabaseFault.checkIntegrity(db, database: options.databasePath, upTo: options.quickCheckMaxBytes)
         let transaction = RunTransaction(db: db, readOnly: options.dryRun)
         try transaction.begin()
         let run = ImportRun(options: options, db: db, table: table, source: source, transaction: transaction, summary: summary, progress: progress)

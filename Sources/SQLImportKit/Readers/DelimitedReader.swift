@@ -50,6 +50,14 @@ final class DelimitedReader: RecordReader {
     }
 
     func fill(_ batch: RecordBatch, maxRows: Int, maxBytes: Int) throws(ReaderError) -> Bool {
+        do {
+            return try fillBatch(batch, maxRows: maxRows, maxBytes: maxBytes)
+        } catch {
+            throw error.inRecord(startingOnLine: line)
+        }
+    }
+
+    private func fillBatch(_ batch: RecordBatch, maxRows: Int, maxBytes: Int) throws(ReaderError) -> Bool {
         while batch.recordCount < maxRows && batch.bytes.count < maxBytes {
             // The header is decoded aside; records straight into the batch.
             let output = headerRead || !options.hasHeader ? batch.bytes : headerBytes
@@ -86,6 +94,10 @@ final class DelimitedReader: RecordReader {
                         field: fieldName(field), reason: reason)
                 }
             }
+            var contentEnd = recordEnd
+            if contentEnd > buffer.start, buffer.storage[contentEnd - 1] == 0x0A { contentEnd -= 1 }
+            if contentEnd > buffer.start, buffer.storage[contentEnd - 1] == 0x0D { contentEnd -= 1 }
+            try buffer.checkRecordSize(from: buffer.start, to: contentEnd, line: line)
             let recordStart = buffer.start
             let recordLine = line
             let newlines = countNewlines(buffer.storage, from: recordStart, to: recordEnd)
@@ -113,7 +125,7 @@ final class DelimitedReader: RecordReader {
                 let errorLine = recordLine + countNewlines(buffer.storage, from: recordStart, to: invalid.at)
                 failure = .malformedRecord(
                     SourcePosition(input: buffer.input.name, line: errorLine, byteOffset: buffer.absoluteOffset(invalid.at)),
-                    field: fieldName(invalid.field), reason: "invalid UTF-8 byte \(JSONScanner.describe(buffer.storage[invalid.at]))")
+                    field: fieldName(invalid.field), reason: "invalid UTF-8 \(JSONScanner.describe(buffer.storage[invalid.at]))")
             } else if fields.count != fieldColumns.count {
                 failure = .raggedRow(position, expected: fieldColumns.count, found: fields.count)
             }
@@ -213,8 +225,8 @@ final class DelimitedReader: RecordReader {
     /// line end.
     private func scanRecord(into output: ByteStore) throws(Failure) -> Int {
         let base = buffer.storage
-        let end = buffer.end
-        let final = buffer.atEOF
+        let end = buffer.recordWindowEnd
+        let final = buffer.recordWindowIsFinal
         var index = buffer.start
         let quote = UInt8(ascii: "\"")
         while true {

@@ -20,26 +20,31 @@ final class InputBuffer {
     private(set) var atEOF = false
     /// Absolute stream offset of `storage[0]`.
     private(set) var storageOffset: Int64 = 0
-    static let chunkSize = 1 << 20
+    /// The size of a read (the window starts at two); 1 MiB outside tests.
+    let chunkSize: Int
 
-    init(input: InputSource, maxRecordBytes: Int) {
+    init(input: InputSource, maxRecordBytes: Int, chunkSize: Int = 1 << 20) {
         self.input = input
         self.maxRecordBytes = maxRecordBytes
-        capacity = Self.chunkSize * 2
+        self.chunkSize = max(chunkSize, 16)
+        capacity = self.chunkSize * 2
         storage = .allocate(capacity: capacity)
     }
 
     deinit { storage.deallocate() }
 
-    var available: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: storage, count: end) }
-
     @inline(__always) func absoluteOffset(_ index: Int) -> Int64 { storageOffset + Int64(index) }
 
-    /// Reads more bytes after `end`, keeping `[start, end)`. Returns false at the end of
-    /// the stream. Indexes into the buffer shift by the returned `shift` (subtract it).
+    /// Reads more bytes after `end`, keeping `[start, end)`. Returns false when the stream
+    /// had no more bytes (`atEOF` may also turn true on a call that read some). Indexes
+    /// into the buffer shift by the returned `shift` (subtract it).
     @discardableResult
     func refill(shift: inout Int) throws(ReaderError) -> Bool {
         shift = 0
+        // The reader looked at the whole record window without finding the record's end.
+        if end - start >= maxRecordBytes + 2 {
+            throw .recordTooLarge(SourcePosition(input: input.name, line: 0, byteOffset: absoluteOffset(start)), limit: maxRecordBytes)
+        }
         if atEOF { return false }
         if start > 0 {
             let pending = end - start
@@ -49,29 +54,60 @@ final class InputBuffer {
             end = pending
             start = 0
         }
-        if capacity - end < Self.chunkSize / 2 {
-            if end >= maxRecordBytes {
-                throw .recordTooLarge(SourcePosition(input: input.name, line: 0, byteOffset: storageOffset), limit: maxRecordBytes)
-            }
-            let newCapacity = min(capacity * 2, maxRecordBytes + Self.chunkSize)
+        if capacity - end < chunkSize / 2 {
+            let newCapacity = min(capacity * 2, maxRecordBytes + chunkSize)
             let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
             grown.update(from: storage, count: end)
             storage.deallocate()
             storage = grown
             capacity = newCapacity
         }
-        let count: Int
-        do {
-            count = try input.source.read(into: UnsafeMutableRawBufferPointer(start: storage + end, count: capacity - end))
-        } catch {
-            throw .input(error)
+        // Readers parse a record that needs more bytes again from its start. Reading at
+        // least as many new bytes as are pending keeps that linear in the record's size,
+        // even from a pipe that hands out 64 KiB per read.
+        let wanted = end >= chunkSize ? end : 1
+        var added = 0
+        while added < wanted, end < capacity {
+            let count: Int
+            do {
+                count = try input.source.read(into: UnsafeMutableRawBufferPointer(start: storage + end, count: capacity - end))
+            } catch {
+                throw .input(error)
+            }
+            if count == 0 {
+                atEOF = true
+                break
+            }
+            end += count
+            added += count
         }
-        if count == 0 {
-            atEOF = true
-            return false
+        return added > 0
+    }
+
+    // MARK: - The record size limit
+
+    /// Where a reader stops looking for the end of the record that starts at `start`:
+    /// `maxRecordBytes` and a CRLF after them. A reader that needs bytes past it refills,
+    /// and the refill refuses the record. Readers look at the same bytes however the
+    /// input arrives (one large read from a file, 64 KiB reads from a pipe), so they
+    /// accept and refuse the same records.
+    @inline(__always) var recordWindowEnd: Int {
+        end - start > maxRecordBytes + 2 ? start + maxRecordBytes + 2 : end
+    }
+
+    /// The bytes from `storage[0]` to `recordWindowEnd`.
+    var recordWindow: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: storage, count: recordWindowEnd) }
+
+    /// True when the input ends inside the window. A full window is never final: the
+    /// reader asks for more, and the refill refuses the record.
+    @inline(__always) var recordWindowIsFinal: Bool { atEOF && end - start < maxRecordBytes + 2 }
+
+    /// Refuses a record whose bytes `[from, to)` (its line end left out) are more than
+    /// `maxRecordBytes`.
+    @inline(__always) func checkRecordSize(from: Int, to: Int, line: Int) throws(ReaderError) {
+        if to - from > maxRecordBytes {
+            throw .recordTooLarge(SourcePosition(input: input.name, line: line, byteOffset: absoluteOffset(from)), limit: maxRecordBytes)
         }
-        end += count
-        return true
     }
 
     /// Skips a UTF-8 byte order mark at the very start of the stream.

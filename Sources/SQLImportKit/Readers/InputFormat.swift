@@ -46,12 +46,18 @@ public struct ReaderOptions: Sendable {
     public var flatten = false
     /// `--max-record-bytes`: a larger record is refused.
     public var maxRecordBytes = 256 << 20
+    /// The largest `maxRecordBytes` (2 GiB): a field's length is 32 bits, and SQLite
+    /// stores no value over 1 GB anyway.
+    public static let maxRecordBytesLimit = 1 << 31
     /// JSON deeper than this is refused.
     public var maxDepth = 512
     /// Set a malformed record aside (in `RecordBatch.rejects`) instead of failing, where
     /// the reader can find where it ends: a JSON Lines line, a CSV record with the wrong
     /// field count or invalid UTF-8, a JSON array element that is not an object.
     public var skipBadRecords = false
+    /// How much the input buffer reads at a time. Tests and the fuzz harness make it tiny,
+    /// so that a few bytes of input exercise refills and the buffer's growth.
+    var bufferChunkBytes = 1 << 20
 
     public init() {}
 }

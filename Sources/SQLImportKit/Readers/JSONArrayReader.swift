@@ -44,6 +44,14 @@ final class JSONArrayReader: RecordReader {
     }
 
     func fill(_ batch: RecordBatch, maxRows: Int, maxBytes: Int) throws(ReaderError) -> Bool {
+        do {
+            return try fillBatch(batch, maxRows: maxRows, maxBytes: maxBytes)
+        } catch {
+            throw error.inRecord(startingOnLine: line)
+        }
+    }
+
+    private func fillBatch(_ batch: RecordBatch, maxRows: Int, maxBytes: Int) throws(ReaderError) -> Bool {
         while batch.recordCount < maxRows && batch.bytes.count < maxBytes {
             let byte = try nextSignificantByte()
             switch state {
@@ -99,7 +107,7 @@ final class JSONArrayReader: RecordReader {
         var shift = 0
         while true {
             var scanner = JSONScanner(
-                buffer.available, start: buffer.start, endIsFinal: buffer.atEOF,
+                buffer.recordWindow, start: buffer.start, endIsFinal: buffer.recordWindowIsFinal,
                 maxDepth: options.maxDepth, flatten: options.flatten, keys: keys)
             batch.beginRow()
             do {
@@ -112,6 +120,7 @@ final class JSONArrayReader: RecordReader {
                 batch.discardRow()
                 if case .notAnObject(let found, _) = error, options.skipBadRecords {
                     // The element was read whole, so reading can go on after it.
+                    try buffer.checkRecordSize(from: buffer.start, to: scanner.index, line: line)
                     let raw = UnsafeRawBufferPointer(start: buffer.storage + buffer.start, count: scanner.index - buffer.start)
                     batch.reject(.notAnObject(position, found: found), at: position, raw: raw)
                     line += countNewlines(buffer.storage, from: buffer.start, to: scanner.index)
@@ -125,6 +134,12 @@ final class JSONArrayReader: RecordReader {
                     input: buffer.input.name, recordLine: recordLine,
                     lineOf: { recordLine + countNewlines(base, from: start, to: $0) },
                     offsetOf: { [buffer] in buffer.absoluteOffset($0 == 0 ? start : $0) }, field: scanner.currentField)
+            }
+            do {
+                try buffer.checkRecordSize(from: buffer.start, to: scanner.index, line: line)
+            } catch {
+                batch.discardRow()
+                throw error
             }
             batch.commitRow(line: line, byteOffset: buffer.absoluteOffset(buffer.start))
             if keepRaw {

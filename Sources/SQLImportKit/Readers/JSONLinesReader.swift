@@ -24,11 +24,19 @@ final class JSONLinesReader: RecordReader {
     var bytesConsumed: Int64 { buffer.absoluteOffset(buffer.start) }
 
     func fill(_ batch: RecordBatch, maxRows: Int, maxBytes: Int) throws(ReaderError) -> Bool {
+        do {
+            return try fillBatch(batch, maxRows: maxRows, maxBytes: maxBytes)
+        } catch {
+            throw error.inRecord(startingOnLine: line)
+        }
+    }
+
+    private func fillBatch(_ batch: RecordBatch, maxRows: Int, maxBytes: Int) throws(ReaderError) -> Bool {
         var searchFrom = buffer.start
         while batch.recordCount < maxRows && batch.bytes.count < maxBytes {
             let base = buffer.storage
             var lineEnd: Int
-            if let found = memchr(base + searchFrom, 0x0A, buffer.end - searchFrom) {
+            if let found = memchr(base + searchFrom, 0x0A, buffer.recordWindowEnd - searchFrom) {
                 lineEnd = UnsafePointer<UInt8>(found.assumingMemoryBound(to: UInt8.self)) - UnsafePointer(base)
             } else {
                 var shift = 0
@@ -45,7 +53,9 @@ final class JSONLinesReader: RecordReader {
                 lineEnd = buffer.end
             }
             let next = lineEnd + 1
-            if lineEnd > buffer.start, base[lineEnd - 1] == 0x0D { lineEnd -= 1 }
+            // Not `base`: a refill that found the end of input may have moved the storage.
+            if lineEnd > buffer.start, buffer.storage[lineEnd - 1] == 0x0D { lineEnd -= 1 }
+            try buffer.checkRecordSize(from: buffer.start, to: lineEnd, line: line)
             try parseLine(batch, from: buffer.start, to: lineEnd)
             buffer.start = min(next, buffer.end)
             searchFrom = buffer.start

@@ -183,8 +183,10 @@ struct JSONScanner {
     /// Validates the value at `index` and appends it without insignificant whitespace.
     /// Strings and numbers are copied as written, escapes included.
     mutating func copyValue(into output: ByteStore, depth: Int) throws(Failure) {
-        guard depth <= maxDepth else { throw .tooDeep(limit: maxDepth, at: index) }
+        // Peek first: at the end of a partial buffer, ask for more input rather than
+        // report the depth at a position that depends on where the buffer ends.
         let byte = try peek()
+        guard depth <= maxDepth else { throw .tooDeep(limit: maxDepth, at: index) }
         switch byte {
         case UInt8(ascii: "{"):
             index += 1
@@ -328,7 +330,7 @@ struct JSONScanner {
             switch UTF8Validation.validateSequence(base, index, end) {
             case .valid(let length): index += length
             case .incomplete: throw endFailure()
-            case .invalid: throw .syntax("invalid UTF-8 byte \(Self.describe(byte)) inside a string", at: index)
+            case .invalid: throw .syntax("invalid UTF-8 \(Self.describe(byte)) inside a string", at: index)
             }
         }
     }

@@ -28,7 +28,7 @@ public enum ReaderError: Error, CustomStringConvertible {
         case .notAnObject(let position, let found):
             return "\(position): each record must be a JSON object, found \(found); wrap values as {\"column\": value}"
         case .recordTooLarge(let position, let limit):
-            return "\(position.input) at byte \(position.byteOffset): a single record is larger than \(limit) bytes; raise --max-record-bytes if it is genuine, or check that the format is right (--format)"
+            return "\(position): a single record is larger than \(limit) bytes; raise --max-record-bytes if it is genuine, or check that the format is right (--format)"
         case .nestingTooDeep(let position, let limit):
             return "\(position): JSON nested deeper than \(limit) levels; such input is refused to keep the reader's stack bounded"
         case .raggedRow(let position, let expected, let found):
@@ -36,5 +36,15 @@ public enum ReaderError: Error, CustomStringConvertible {
         case .badHeader(let input, let reason):
             return "\(input): bad header row: \(reason)"
         }
+    }
+}
+
+extension ReaderError {
+    /// The input buffer does not count lines: readers give its errors the line of the
+    /// record being read.
+    func inRecord(startingOnLine line: Int) -> ReaderError {
+        guard case .recordTooLarge(var position, let limit) = self, position.line == 0 else { return self }
+        position.line = line
+        return .recordTooLarge(position, limit: limit)
     }
 }

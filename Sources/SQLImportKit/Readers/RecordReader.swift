@@ -10,13 +10,17 @@ protocol RecordReader: AnyObject {
 /// Opens the reader an input calls for.
 enum RecordReaders {
     static func make(input: InputSource, options: ReaderOptions, namer: ColumnNamer, keepRaw: Bool) throws(ReaderError) -> (RecordReader, InputFormat) {
-        let buffer = InputBuffer(input: input, maxRecordBytes: options.maxRecordBytes)
+        let buffer = InputBuffer(input: input, maxRecordBytes: options.maxRecordBytes, chunkSize: options.bufferChunkBytes)
         try buffer.skipByteOrderMark()
         let format: InputFormat
         if let chosen = options.format ?? InputFormat.fromExtension(input.name) {
             format = chosen
         } else {
-            format = try detect(buffer)
+            do {
+                format = try detect(buffer)
+            } catch {
+                throw error.inRecord(startingOnLine: 1)
+            }
         }
         switch format {
         case .jsonl: return (JSONLinesReader(buffer: buffer, options: options, namer: namer, keepRaw: keepRaw), format)
@@ -34,7 +38,7 @@ enum RecordReaders {
         var shift = 0
         while true {
             var index = buffer.start
-            while index < buffer.end {
+            while index < buffer.recordWindowEnd {
                 let byte = buffer.storage[index]
                 if byte != 0x20 && byte != 0x0A && byte != 0x0D && byte != 0x09 { return InputFormat.fromFirstByte(byte) }
                 index += 1
@@ -51,7 +55,7 @@ extension JSONScanner.Failure {
             return .malformedRecord(SourcePosition(input: input, line: recordLine, byteOffset: offsetOf(0)), field: field, reason: "unexpected end of input")
         case .syntax(let reason, let at):
             return .malformedRecord(SourcePosition(input: input, line: lineOf(at), byteOffset: offsetOf(at)), field: field, reason: reason)
-        case .notAnObject(let found, let at):
+        case .notAnObject(let found, _):
             return .notAnObject(SourcePosition(input: input, line: recordLine, byteOffset: offsetOf(0)), found: found)
         case .tooDeep(let limit, let at):
             return .nestingTooDeep(SourcePosition(input: input, line: lineOf(at), byteOffset: offsetOf(at)), limit: limit)

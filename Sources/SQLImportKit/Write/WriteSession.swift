@@ -109,11 +109,25 @@ final class WriteSession {
         return statement
     }
 
+    /// True once SQLite has rolled back the whole transaction on a failed statement (an
+    /// I/O error, a full disk, a constraint or trigger that says ROLLBACK). Nothing may
+    /// run after that: it would run outside the transaction and commit at once.
+    private(set) var transactionRolledBack = false
+
     /// A statement failure, before it is tied to a record.
     struct StepFailure: Error {
         var code: Int32
         var message: String
         var refusedColumn: Int?
+        /// SQLite rolled back the transaction with the statement.
+        var rolledBack = false
+
+        /// The result codes that are about a record's values: such a record can be set
+        /// aside (`--on-error skip`) and a multi-row chunk retried record by record.
+        static let recordCodes = [SQLITE_CONSTRAINT, SQLITE_MISMATCH, SQLITE_TOOBIG, SQLITE_RANGE]
+
+        /// Whether the failure is the record's, not the database's.
+        var isAboutTheRecord: Bool { !rolledBack && (refusedColumn != nil || Self.recordCodes.contains(code & 0xFF)) }
     }
 
     /// Binds `rows` (consecutive rows of one shape) into `statement` and steps it once.
@@ -133,7 +147,10 @@ final class WriteSession {
             let extended = sqlite3_extended_errcode(connection)
             sqlite3_reset(statement)
             counters.restore(before)
-            throw StepFailure(code: extended, message: message)
+            // The run always writes inside a transaction (or the caller's): autocommit
+            // mode now means SQLite rolled it back.
+            if sqlite3_get_autocommit(connection) != 0 { transactionRolledBack = true }
+            throw StepFailure(code: extended, message: message, rolledBack: transactionRolledBack)
         }
         let changes = Int(sqlite3_changes(connection))
         sqlite3_reset(statement)
@@ -150,8 +167,8 @@ final class WriteSession {
     /// data errors can be set aside; an I/O error, a full disk or a busy database ends
     /// the run whatever the policy.
     func fail(_ error: WriteError, row: Int, batch: RecordBatch) throws {
-        guard let onRecordFailure else { throw error }
-        if case .sqlite(let code, _) = error.reason, ![SQLITE_CONSTRAINT, SQLITE_MISMATCH, SQLITE_TOOBIG, SQLITE_RANGE].contains(code & 0xFF) {
+        guard let onRecordFailure, !transactionRolledBack else { throw error }
+        if case .sqlite(let code, _) = error.reason, !StepFailure.recordCodes.contains(code & 0xFF) {
             throw error
         }
         try onRecordFailure(error, row, batch)

@@ -78,6 +78,11 @@ struct MultiRowStrategy: WriteStrategy {
             do {
                 try session.execute(statement, shape: shape, rows: start ..< start + count, batch: batch, bytes: bytes)
             } catch {
+                // A full disk or an I/O error is not a record's: SQLite may have rolled the
+                // transaction back, and retried records would each commit on their own.
+                guard error.isAboutTheRecord else {
+                    throw session.recordError(error, row: start, shape: shape, batch: batch, inputName: inputName)
+                }
                 // Isolate the failing record; the good ones of the chunk are still applied.
                 try CachedStatementStrategy().write(start ..< start + count, of: batch, shape: shape, session: session, inputName: inputName, bytes: bytes)
             }

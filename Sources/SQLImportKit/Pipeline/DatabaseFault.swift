@@ -1,0 +1,105 @@
+import GRDB
+import GRDBSQLite
+
+/// The database failed, not the input: the disk is full, the file is read-only, locked by
+/// another connection, corrupt, or not a database. A run stops on it whatever
+/// `--on-error` says, and rolls back its open transaction.
+///
+/// A run turns SQLite's errors into faults by their result code, wherever they happen
+/// (opening the file, reading its schema, writing a record, committing): see
+/// `DatabaseFault(code:message:database:position:)`.
+public struct DatabaseFault: Error, CustomStringConvertible {
+    public enum Kind: String, Sendable {
+        /// `SQLITE_FULL`: the disk, the file size limit (`ulimit -f`) or `PRAGMA max_page_count`.
+        case full
+        /// `SQLITE_IOERR`: a read or a write failed.
+        case ioError
+        /// `SQLITE_READONLY`, or `SQLITE_CANTOPEN` for the rollback journal of a database
+        /// that is open: the file or its folder cannot be written.
+        case readOnly
+        /// `SQLITE_BUSY` or `SQLITE_LOCKED` past the busy timeout.
+        case busy
+        /// `SQLITE_CORRUPT`, or a failed `PRAGMA quick_check`.
+        case corrupt
+        /// `SQLITE_NOTADB`: the file is not a SQLite database.
+        case notADatabase
+    }
+
+    public var kind: Kind
+    /// The database's path, as the run was given it.
+    public var database: String
+    /// What SQLite (or the check) said.
+    public var message: String
+    /// The record being written when the fault happened, if one was.
+    public var position: SourcePosition?
+
+    public init(kind: Kind, database: String, message: String, position: SourcePosition? = nil) {
+        self.kind = kind
+        self.database = database
+        self.message = message
+        self.position = position
+    }
+
+    /// The fault an extended SQLite result code means; nil for a code that is about the
+    /// data (a constraint, a type, a size) or the statement.
+    public init?(code: Int32, message: String, database: String, position: SourcePosition? = nil) {
+        let kind: Kind
+        switch code & 0xFF {
+        case SQLITE_FULL: kind = .full
+        case SQLITE_IOERR: kind = .ioError
+        case SQLITE_READONLY, SQLITE_CANTOPEN, SQLITE_PERM: kind = .readOnly
+        case SQLITE_BUSY, SQLITE_LOCKED: kind = .busy
+        case SQLITE_CORRUPT: kind = .corrupt
+        case SQLITE_NOTADB: kind = .notADatabase
+        default: return nil
+        }
+        self.init(kind: kind, database: database, message: message, position: position)
+    }
+
+    /// `error` as a fault of `database` when it is one (a `DatabaseError`, or a record's
+    /// `WriteError` whose cause is the database); any other error as it is.
+    static func classify(_ error: Error, database: String) -> Error {
+        switch error {
+        case let error as DatabaseError:
+            return DatabaseFault(code: error.extendedResultCode.rawValue, message: error.message ?? "\(error)", database: database) ?? error
+        case let error as WriteError:
+            guard case .sqlite(let code, let message) = error.reason else { return error }
+            return DatabaseFault(code: code, message: message, database: database, position: error.position) ?? error
+        default:
+            return error
+        }
+    }
+
+    /// Refuses a corrupt database before anything is written to it: `PRAGMA quick_check`
+    /// when the file is at most `limit` bytes (about 2 ms per MiB), else nothing (SQLite
+    /// then reports corruption when a statement reaches a damaged page).
+    static func checkIntegrity(_ db: Database, database: String, upTo limit: Int64) throws {
+        let pages = try Int64.fetchOne(db, sql: "PRAGMA page_count") ?? 0
+        let pageSize = try Int64.fetchOne(db, sql: "PRAGMA page_size") ?? 4096
+        guard pages > 0, pages * pageSize <= limit else { return }
+        let problems = try String.fetchAll(db, sql: "PRAGMA quick_check(3)")
+        guard problems == ["ok"] else {
+            let lines = problems.flatMap { $0.split(separator: "\n") }.filter { !$0.hasPrefix("***") }
+            throw DatabaseFault(kind: .corrupt, database: database, message: "PRAGMA quick_check: " + lines.joined(separator: "; "))
+        }
+    }
+
+    public var description: String {
+        let during = position.map { " while writing the record at \($0)" } ?? ""
+        let rolledBack = "the run's open transaction was rolled back"
+        switch kind {
+        case .full:
+            return "\(database): \(message)\(during); \(rolledBack). Free disk space (or raise the file size limit or PRAGMA max_page_count) and run again"
+        case .ioError:
+            return "\(database): \(message)\(during); \(rolledBack). Check the disk and the free space, then run again"
+        case .readOnly:
+            return "\(database): \(message)\(during): the database or its folder cannot be written (permissions, a read-only mount, an immutable file); \(rolledBack)"
+        case .busy:
+            return "\(database): \(message)\(during): another connection holds the database's write lock, or (in rollback-journal mode) a reader keeps the run from committing, beyond --busy-timeout; \(rolledBack). Retry later, or raise --busy-timeout"
+        case .corrupt:
+            return "\(database) is corrupt (\(message))\(during); sqlimport will not write to it and does not repair it, and \(rolledBack). Check it with `sqlite3 \(database) 'PRAGMA integrity_check'`, then restore it from a snapshot (sqlimport restore) or recover it with sqlite3's .recover"
+        case .notADatabase:
+            return "\(database) is not a SQLite database (\(message)); sqlimport will not write to it. Check the --db path"
+        }
+    }
+}
