@@ -21,6 +21,8 @@ let package = Package(
             name: "CZlib",
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
+        // One C function: sqlite3_config is variadic, and Swift cannot call variadic C.
+        .target(name: "CSQLiteConfig"),
         .target(
             name: "SQLImportKit",
             dependencies: [
@@ -28,6 +30,7 @@ let package = Package(
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 "CZstd",
                 "CZlib",
+                "CSQLiteConfig",
             ]),
         .executableTarget(
             name: "sqlimport",

@@ -327,6 +327,9 @@ def run_once(cfg, man, scen, c, template, exp, rows, logdir, tag):
         if os.path.exists(db + sfx):
             os.remove(db + sfx)
     shutil.copyfile(template, db)
+    # Flush the copy (and the previous run's writes) now, so that the kernel's
+    # writeback of them does not land inside this run's timing.
+    os.sync()
     argv = [a.replace("{DB}", db) for a in c.argv]
     tfile = os.path.join(logdir, "%s-%s-%s.time" % (scen, c.key, tag))
     out_path = os.path.join(logdir, "%s-%s-%s.out" % (scen, c.key, tag))
@@ -611,6 +614,7 @@ def run_op_once(cfg, scen, c, logdir, tag):
     out_path = os.path.join(logdir, "%s-%s-%s.out" % (scen, c.key, tag))
     err_path = os.path.join(logdir, "%s-%s-%s.err" % (scen, c.key, tag))
     cmd = ["/usr/bin/time", "-v", "-o", tfile] + c.argv
+    os.sync()   # the previous run's output is written back before this one starts
     t0 = time.perf_counter()
     with open(out_path, "wb") as fo, open(err_path, "wb") as fe:
         try:

@@ -186,6 +186,96 @@ import Testing
         #expect(names == ["item 1 third", "item 2 second", "item 3 second"])
     }
 
+    @Test(arguments: strategies)
+    func changingAnIndexedColumnIsWrittenLikeAnyOtherChange(_ strategy: WriteStrategyKind) throws {
+        let fixture = try Fixture()
+        defer { fixture.cleanUp() }
+        try fixture.run(fixture.input(Self.items(1 ... 300)), strategy: strategy) { $0.upsert = ["id"] }
+        // 1...100 renamed (the index columns stay), 101...150 move to another library,
+        // 151...160 lose their remoteID, and 161 moves away and back within one chunk.
+        var delta = Self.items(1 ... 100, day: 2, suffix: " (renamed)")
+        var moved = Self.items(101 ... 150, day: 2)
+        for index in moved.indices { moved[index].libraryID += 10 }
+        let dropped = (151 ... 160).map { #"{"id":"id-\#($0)","libraryID":\#($0 % 3),"name":"item \#($0)","remoteID":null,"updatedAt":"2026-11-02T00:00:00Z"}"# }
+        var away = Self.items(161 ... 161, day: 2)
+        away[0].libraryID = 99
+        delta += moved
+        let text = Self.jsonl(delta) + dropped.joined(separator: "\n") + "\n" + Self.jsonl(away + Self.items(161 ... 161, day: 3, suffix: " (back)"))
+        let input = TestSupport.write(text, to: fixture.directory.appendingPathComponent("delta.jsonl"))
+        let counts = try fixture.run(input, strategy: strategy) { $0.upsert = ["id"] }
+        #expect(counts.updated == 162)
+        #expect(counts.inserted == 0)
+        let queue = try DatabaseQueue(path: fixture.database)
+        func value(_ sql: String) throws -> String? { try queue.read { try String.fetchOne($0, sql: sql) } }
+        #expect(try value("SELECT count(*) FROM items WHERE libraryID >= 10") == "50")
+        #expect(try value("SELECT count(*) FROM items WHERE remoteID IS NULL") == "10")
+        #expect(try value("SELECT name FROM items WHERE id = 'id-161' AND libraryID = 161 % 3") == "item 161 (back)")
+        #expect(try value("SELECT id FROM items INDEXED BY idx_items_sync_identity WHERE libraryID = 101 % 3 + 10 AND remoteID = 'r101'") == "id-101")
+        #expect(try value("PRAGMA integrity_check") == "ok")
+    }
+
+    @Test(arguments: strategies)
+    func aChangeOnlyInCaseOrInStorageClassIsAChange(_ strategy: WriteStrategyKind) throws {
+        let fixture = try Fixture(schema: """
+            CREATE TABLE items (id TEXT PRIMARY KEY, title TEXT COLLATE NOCASE, label TEXT COLLATE NOCASE, value ANY, amount ANY) STRICT;
+            CREATE INDEX items_title ON items (title, amount);
+            """)
+        defer { fixture.cleanUp() }
+        @discardableResult func write(_ text: String, _ name: String) throws -> OutcomeCounts {
+            let input = TestSupport.write(text, to: fixture.directory.appendingPathComponent(name))
+            return try fixture.run(input, strategy: strategy) { $0.upsert = ["id"] }
+        }
+        let record = #"{"id":"%@","title":"apple","label":"x","value":1,"amount":2}"#
+        try write(["a", "b", "c", "d", "e"].map { record.replacingOccurrences(of: "%@", with: $0) }.joined(separator: "\n"), "a.jsonl")
+        let counts = try write("""
+            {"id":"a","title":"Apple","label":"x","value":1,"amount":2}
+            {"id":"b","title":"apple","label":"X","value":1,"amount":2}
+            {"id":"c","title":"apple","label":"x","value":1.0,"amount":2}
+            {"id":"d","title":"apple","label":"x","value":1,"amount":2.0}
+            {"id":"e","title":"apple","label":"x","value":1,"amount":2}
+            """, "b.jsonl")
+        #expect(counts.updated == 4)
+        #expect(counts.unchanged == 1)
+        let rows = try DatabaseQueue(path: fixture.database).read { db in
+            try Row.fetchAll(db, sql: "SELECT id, title, label, typeof(value) AS v, typeof(amount) AS a FROM items ORDER BY id").map {
+                "\($0["id"] as String) \($0["title"] as String) \($0["label"] as String) \($0["v"] as String) \($0["a"] as String)"
+            }
+        }
+        #expect(rows == [
+            "a Apple x integer integer", "b apple X integer integer", "c apple x real integer", "d apple x integer real",
+            "e apple x integer integer",
+        ])
+    }
+
+    @Test func aTableWithTriggersAssignsEveryColumnSoUpdateOfTriggersFireAsBefore() throws {
+        let fixture = try Fixture(schema: TestSupport.seedsSchema + """
+            CREATE TABLE log (id TEXT);
+            CREATE TRIGGER items_remote AFTER UPDATE OF remoteID ON items BEGIN INSERT INTO log VALUES (new.id); END;
+            """)
+        defer { fixture.cleanUp() }
+        try fixture.run(fixture.input(Self.items(1 ... 10)), strategy: .multirow) { $0.upsert = ["id"] }
+        let renamed = fixture.input(Self.items(1 ... 10, day: 2, suffix: " (renamed)"), name: "renamed.jsonl")
+        let counts = try fixture.run(renamed, strategy: .multirow) { $0.upsert = ["id"] }
+        #expect(counts.updated == 10)
+        let logged = try DatabaseQueue(path: fixture.database).read { try Int.fetchOne($0, sql: "SELECT count(*) FROM log") }
+        #expect(logged == 10)
+    }
+
+    @Test func indexColumnsInForeignKeysAreAlwaysAssigned() throws {
+        let queue = try DatabaseQueue()
+        try queue.write { db in
+            try db.execute(sql: """
+                CREATE TABLE library (id INTEGER PRIMARY KEY);
+                CREATE TABLE items (id TEXT PRIMARY KEY, libraryID INTEGER REFERENCES library (id), remoteID TEXT, name TEXT);
+                CREATE INDEX items_identity ON items (libraryID, remoteID);
+                CREATE INDEX items_name ON items (lower(name));
+                """)
+            #expect(try IndexedColumns.read(db, table: "items") == ["id", "remoteid"])
+            try db.execute(sql: "CREATE TABLE tags (itemID TEXT REFERENCES items (id))")
+            #expect(try IndexedColumns.read(db, table: "items") == [])
+        }
+    }
+
     @Test func columnsAbsentFromTheInputKeepTheirStoredValues() throws {
         let fixture = try Fixture()
         defer { fixture.cleanUp() }

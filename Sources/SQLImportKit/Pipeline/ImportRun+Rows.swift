@@ -28,6 +28,10 @@ extension ImportRun {
                 }
                 if summary.statementSQL == nil {
                     summary.statementSQL = shape.statement.sql(rowCount: 1)
+                    if let fallback = shape.statement.fallback?.statement {
+                        summary.statementSQL! += "\n-- a row that changes \(SQLIdentifier.quoteList(shape.statement.guardedColumns)) runs instead:\n"
+                            + fallback.sql(rowCount: 1)
+                    }
                 }
                 if shape !== runShape {
                     if let runShape, !options.dryRun {

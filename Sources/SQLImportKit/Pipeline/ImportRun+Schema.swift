@@ -196,7 +196,8 @@ extension ImportRun {
             }
             self.target = target
         }
-        let session = WriteSession(db: db, schema: schema, target: target, policy: options.merge)
+        let guardable = tableIsReal && options.leavesUnchangedIndexColumnsUnassigned ? try IndexedColumns.read(db, table: table) : []
+        let session = WriteSession(db: db, schema: schema, target: target, policy: options.merge, guardable: guardable)
         if options.onError == .skip {
             session.onRecordFailure = { [unowned self] error, row, batch in
                 try reject(RejectedRecord(

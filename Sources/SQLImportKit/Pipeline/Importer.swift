@@ -128,6 +128,7 @@ public final class Importer {
 /// Opens the database as sqlimport needs it.
 enum DatabaseOpener {
     static func open(path: String, readOnly: Bool, busyTimeoutMilliseconds: Int) throws -> DatabaseQueue {
+        _ = StatementJournal.isKeptInMemory
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
         configuration.busyMode = .timeout(TimeInterval(busyTimeoutMilliseconds) / 1000)

@@ -4,9 +4,9 @@
 /// INSERT INTO "items" ("id", "libraryID", "remoteID", "name") VALUES (?, ?, ?, ?)
 /// ON CONFLICT ("libraryID", "remoteID") WHERE remoteID IS NOT NULL
 ///   DO UPDATE SET "name" = excluded."name"
-///   WHERE sqlimport_outcome(1, ("name") IS NOT (excluded."name"))
+///   WHERE sqlimport_outcome(1, NOT ((("name" COLLATE BINARY)) IS ((excluded."name"))))
 /// ON CONFLICT ("id") DO UPDATE SET "name" = excluded."name"
-///   WHERE sqlimport_outcome(1, ("name") IS NOT (excluded."name"))
+///   WHERE sqlimport_outcome(1, NOT ((("name" COLLATE BINARY)) IS ((excluded."name"))))
 /// ```
 ///
 /// - The conflict target's predicate is the index's own text, so SQLite's structural
@@ -14,26 +14,47 @@
 /// - `SET` never assigns key columns (the target's nor the primary key's); columns the
 ///   input lacks are not assigned either, so they keep their stored values.
 /// - The `WHERE` skips rows whose values would not change (no rewrite, no WAL churn, no
-///   update trigger), and `sqlimport_outcome` counts why a row was not updated.
+///   update trigger), and `sqlimport_outcome` counts why a row was not updated. Values
+///   compare exactly: binary collation whatever the column's, and the storage class too
+///   where the column keeps it as given (`1` is not `1.0` in an untyped column).
+/// - Columns of secondary indexes (`guardedColumns`, see `IndexedColumns`) are not
+///   assigned, so SQLite leaves the index entries alone; `sqlimport_outcome` fails the
+///   statement when such a value would change, and the writer then runs `fallback`,
+///   which assigns every column, for the same records.
 ///   `INSERT OR REPLACE` is never used: it deletes rows and breaks foreign keys.
 public struct UpsertStatement: Sendable {
     public let table: String
     public let columns: [String]
     public let target: ConflictTarget?
     public let policy: MergePolicy
-    /// Columns the `DO UPDATE SET` assigns: the input's columns but the key columns.
+    /// Columns the `DO UPDATE SET` may assign: the input's columns but the key columns.
     public let updatedColumns: [String]
+    /// Columns of `updatedColumns` left out of `SET` and checked to be unchanged instead.
+    public let guardedColumns: [String]
+    /// The statement that assigns every column, for records that change a guarded one.
+    public let fallback: UpsertStatementFallback?
     /// True when conflicts are resolved with `DO NOTHING` (ignore, or nothing to set).
     public let doesNothingOnConflict: Bool
+    /// Columns (lowercased) whose storage class is kept as given, so that equal values
+    /// of different types (`1`, `1.0`) must still count as a change.
+    let typelessColumns: Set<String>
 
-    /// The SQL function the `DO UPDATE ... WHERE` calls: `sqlimport_outcome(isNewer, isChanged)`.
+    /// The SQL function the `DO UPDATE ... WHERE` calls: `sqlimport_outcome(isNewer,
+    /// isChanged)`, or `sqlimport_outcome(isNewer, isChanged, keepsGuardedValues)`.
     static let outcomeFunction = "sqlimport_outcome"
 
-    public init(table: String, columns: [String], target: ConflictTarget?, policy: MergePolicy) {
+    /// - Parameters:
+    ///   - guardable: lowercased columns that may be left out of `SET` (`IndexedColumns`).
+    ///   - typelessColumns: lowercased columns with no type affinity (untyped or `ANY`).
+    public init(
+        table: String, columns: [String], target: ConflictTarget?, policy: MergePolicy, guardable: Set<String> = [],
+        typelessColumns: Set<String> = []
+    ) {
         self.table = table
         self.columns = columns
         self.target = target
         self.policy = policy
+        self.typelessColumns = typelessColumns
         if let target {
             let protected = Set((target.columns + (target.fallbackKey ?? [])).map { $0.lowercased() })
             updatedColumns = columns.filter { !protected.contains($0.lowercased()) }
@@ -41,6 +62,16 @@ public struct UpsertStatement: Sendable {
             updatedColumns = []
         }
         doesNothingOnConflict = policy == .ignore || updatedColumns.isEmpty
+        let guarded = doesNothingOnConflict ? [] : updatedColumns.filter { guardable.contains($0.lowercased()) }
+        // With every column guarded there is nothing left to assign: no fast statement.
+        if guarded.isEmpty || guarded.count == updatedColumns.count {
+            guardedColumns = []
+            fallback = nil
+        } else {
+            guardedColumns = guarded
+            fallback = UpsertStatementFallback(
+                UpsertStatement(table: table, columns: columns, target: target, policy: policy, typelessColumns: typelessColumns))
+        }
     }
 
     /// The statement for `rowCount` records: `VALUES (...), (...)`.
@@ -65,20 +96,41 @@ public struct UpsertStatement: Sendable {
     /// `DO NOTHING` or `DO UPDATE SET ... WHERE ...`.
     var action: String {
         if doesNothingOnConflict { return "DO NOTHING" }
-        let assigned = updatedColumns.map(SQLIdentifier.quote)
-        let values: [String]
-        switch policy {
-        case .coalesce: values = assigned.map { "coalesce(excluded.\($0), \($0))" }
-        default: values = assigned.map { "excluded.\($0)" }
-        }
-        let set = zip(assigned, values).map { "\($0) = \($1)" }.joined(separator: ", ")
-        let changed = "(\(assigned.joined(separator: ", "))) IS NOT (\(values.joined(separator: ", ")))"
+        let guarded = Set(guardedColumns)
+        let assigned = updatedColumns.filter { !guarded.contains($0) }
+        let set = assigned.map { "\(SQLIdentifier.quote($0)) = \(newValue($0))" }.joined(separator: ", ")
         let newer: String
         if case .newer(let column) = policy {
             newer = "excluded.\(SQLIdentifier.quote(column)) >= \(SQLIdentifier.quote(table)).\(SQLIdentifier.quote(column))"
         } else {
             newer = "1"
         }
-        return "DO UPDATE SET \(set) WHERE \(Self.outcomeFunction)(\(newer), \(changed))"
+        var arguments = [newer, "NOT " + sameValues(assigned)]
+        if !guardedColumns.isEmpty { arguments.append(sameValues(guardedColumns)) }
+        return "DO UPDATE SET \(set) WHERE \(Self.outcomeFunction)(\(arguments.joined(separator: ", ")))"
     }
+
+    /// The value `SET` would give `column`.
+    private func newValue(_ column: String) -> String {
+        let quoted = SQLIdentifier.quote(column)
+        return policy == .coalesce ? "coalesce(excluded.\(quoted), \(quoted))" : "excluded.\(quoted)"
+    }
+
+    /// True when every one of `columns` already holds the value `SET` would give it,
+    /// compared exactly: `IS` with binary collation, plus the storage class for columns
+    /// that keep it.
+    private func sameValues(_ columns: [String]) -> String {
+        let stored = columns.map { "\(SQLIdentifier.quote($0)) COLLATE BINARY" }.joined(separator: ", ")
+        var test = "((\(stored)) IS (\(columns.map(newValue).joined(separator: ", "))))"
+        for column in columns where typelessColumns.contains(column.lowercased()) {
+            test += " AND typeof(\(SQLIdentifier.quote(column))) = typeof(\(newValue(column)))"
+        }
+        return "(\(test))"
+    }
+}
+
+/// Boxes the fallback statement (a struct cannot hold itself).
+public final class UpsertStatementFallback: Sendable {
+    public let statement: UpsertStatement
+    init(_ statement: UpsertStatement) { self.statement = statement }
 }

@@ -4,7 +4,9 @@ import GRDBSQLite
 ///
 /// `inserted + updated` is what `sqlite3_changes()` reports for a statement. The
 /// `DO UPDATE ... WHERE` clause calls `sqlimport_outcome(isNewer, isChanged)` once per
-/// conflicting row, which tells updated rows from unchanged and skipped ones.
+/// conflicting row, which tells updated rows from unchanged and skipped ones. A third
+/// argument, `keepsGuardedValues`, fails the statement when it is false for a row that
+/// would be updated.
 public struct OutcomeCounts: Sendable, Codable, Equatable {
     public var read = 0
     public var inserted = 0
@@ -22,31 +24,45 @@ final class OutcomeCounters {
     var updated = 0
     var unchanged = 0
     var skipped = 0
+    /// Set when `sqlimport_outcome` failed a statement because a guarded column (see
+    /// `UpsertStatement.guardedColumns`) would change; the writer then runs the fallback.
+    var guardedValueChanged = false
 
-    /// Registers `sqlimport_outcome` on the connection. Call `unregister` before the
-    /// counters go away.
+    static let guardMessage = "sqlimport: an indexed value changes; the statement that assigns every column takes over"
+
+    /// Registers `sqlimport_outcome` (two and three arguments) on the connection. Call
+    /// `unregister` before the counters go away.
     func register(on connection: OpaquePointer) {
-        sqlite3_create_function_v2(
-            connection, UpsertStatement.outcomeFunction, 2, SQLITE_UTF8, Unmanaged.passUnretained(self).toOpaque(),
-            { context, _, arguments in
-                let counters = Unmanaged<OutcomeCounters>.fromOpaque(sqlite3_user_data(context)!).takeUnretainedValue()
-                let isNewer = sqlite3_value_type(arguments![0]) != SQLITE_NULL && sqlite3_value_int64(arguments![0]) != 0
-                let isChanged = sqlite3_value_type(arguments![1]) != SQLITE_NULL && sqlite3_value_int64(arguments![1]) != 0
-                if !isNewer {
-                    counters.skipped += 1
-                    sqlite3_result_int(context, 0)
-                } else if !isChanged {
-                    counters.unchanged += 1
-                    sqlite3_result_int(context, 0)
-                } else {
-                    counters.updated += 1
-                    sqlite3_result_int(context, 1)
-                }
-            }, nil, nil, nil)
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        for arity: Int32 in [2, 3] {
+            sqlite3_create_function_v2(
+                connection, UpsertStatement.outcomeFunction, arity, SQLITE_UTF8, me,
+                { context, count, arguments in
+                    let counters = Unmanaged<OutcomeCounters>.fromOpaque(sqlite3_user_data(context)!).takeUnretainedValue()
+                    func isTrue(_ index: Int) -> Bool {
+                        sqlite3_value_type(arguments![index]) != SQLITE_NULL && sqlite3_value_int64(arguments![index]) != 0
+                    }
+                    if !isTrue(0) {
+                        counters.skipped += 1
+                        sqlite3_result_int(context, 0)
+                    } else if count == 3 && !isTrue(2) {
+                        counters.guardedValueChanged = true
+                        sqlite3_result_error(context, OutcomeCounters.guardMessage, -1)
+                    } else if !isTrue(1) {
+                        counters.unchanged += 1
+                        sqlite3_result_int(context, 0)
+                    } else {
+                        counters.updated += 1
+                        sqlite3_result_int(context, 1)
+                    }
+                }, nil, nil, nil)
+        }
     }
 
     func unregister(on connection: OpaquePointer) {
-        sqlite3_create_function_v2(connection, UpsertStatement.outcomeFunction, 2, SQLITE_UTF8, nil, nil, nil, nil, nil)
+        for arity: Int32 in [2, 3] {
+            sqlite3_create_function_v2(connection, UpsertStatement.outcomeFunction, arity, SQLITE_UTF8, nil, nil, nil, nil, nil)
+        }
     }
 
     struct Snapshot {

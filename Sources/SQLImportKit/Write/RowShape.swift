@@ -12,20 +12,34 @@ final class RowShape {
     let statement: UpsertStatement
     /// Prepared statements by rows per statement.
     var prepared: [Int: OpaquePointer] = [:]
+    /// Prepared `statement.fallback` statements by rows per statement.
+    var preparedFallback: [Int: OpaquePointer] = [:]
     /// Position of the column a `col IS NOT NULL` partial predicate tests, once known.
     var notNullPosition: Int??
 
-    init(inputColumns: [Int], tableColumns: [Int], schema: TableSchema, target: ConflictTarget?, policy: MergePolicy) {
+    /// - Parameter guardable: columns that may be left out of `SET` (`IndexedColumns`).
+    init(
+        inputColumns: [Int], tableColumns: [Int], schema: TableSchema, target: ConflictTarget?, policy: MergePolicy,
+        guardable: Set<String>
+    ) {
         self.inputColumns = inputColumns
         self.tableColumns = tableColumns
-        affinities = tableColumns.map { schema.isStrict ? ColumnAffinity(strictType: schema.columns[$0].declaredType) : schema.columns[$0].affinity }
+        let affinities = tableColumns.map {
+            schema.isStrict ? ColumnAffinity(strictType: schema.columns[$0].declaredType) : schema.columns[$0].affinity
+        }
+        self.affinities = affinities
+        let names = tableColumns.map { schema.columns[$0].name }
+        let typeless = zip(names, affinities).filter { $0.1 == .blob }.map { $0.0.lowercased() }
         statement = UpsertStatement(
-            table: schema.name, columns: tableColumns.map { schema.columns[$0].name }, target: target, policy: policy)
+            table: schema.name, columns: names, target: target, policy: policy, guardable: guardable,
+            typelessColumns: Set(typeless))
     }
 
     func finalize() {
         for statement in prepared.values { sqlite3_finalize(statement) }
+        for statement in preparedFallback.values { sqlite3_finalize(statement) }
         prepared.removeAll()
+        preparedFallback.removeAll()
     }
 }
 

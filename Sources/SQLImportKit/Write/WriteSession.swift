@@ -24,12 +24,15 @@ final class WriteSession {
     private(set) var partialFilter: PartialPredicateFilter?
     /// `sqlite3_limit(SQLITE_LIMIT_VARIABLE_NUMBER)`, read at run time.
     let variableLimit: Int
+    /// Columns an update may leave out while unchanged (`IndexedColumns`).
+    let guardable: Set<String>
 
-    init(db: Database, schema: TableSchema, target: ConflictTarget?, policy: MergePolicy) {
+    init(db: Database, schema: TableSchema, target: ConflictTarget?, policy: MergePolicy, guardable: Set<String> = []) {
         connection = db.sqliteConnection!
         self.schema = schema
         self.target = target
         self.policy = policy
+        self.guardable = guardable
         variableLimit = Int(sqlite3_limit(connection, SQLITE_LIMIT_VARIABLE_NUMBER, -1))
         if let predicate = target?.predicate {
             partialFilter = PartialPredicateFilter(predicate: predicate, table: schema.name)
@@ -76,7 +79,8 @@ final class WriteSession {
             return known
         }
         let tableColumns = shapeKey.map { input in mapping.first { $0.input == input }!.table }
-        let shape = RowShape(inputColumns: shapeKey, tableColumns: tableColumns, schema: schema, target: target, policy: policy)
+        let shape = RowShape(
+            inputColumns: shapeKey, tableColumns: tableColumns, schema: schema, target: target, policy: policy, guardable: guardable)
         shapes[shapeKey] = shape
         lastShape = shape
         return shape
@@ -99,13 +103,25 @@ final class WriteSession {
 
     func statement(for shape: RowShape, rows: Int) throws -> OpaquePointer {
         if let prepared = shape.prepared[rows] { return prepared }
-        let sql = shape.statement.sql(rowCount: rows)
+        let statement = try prepare(shape.statement.sql(rowCount: rows))
+        shape.prepared[rows] = statement
+        return statement
+    }
+
+    /// The statement that assigns every column, for records that change a guarded one.
+    private func fallbackStatement(for shape: RowShape, fallback: UpsertStatement, rows: Int) throws -> OpaquePointer {
+        if let prepared = shape.preparedFallback[rows] { return prepared }
+        let statement = try prepare(fallback.sql(rowCount: rows))
+        shape.preparedFallback[rows] = statement
+        return statement
+    }
+
+    private func prepare(_ sql: String) throws -> OpaquePointer {
         var statement: OpaquePointer?
         let code = sqlite3_prepare_v3(connection, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
         guard code == SQLITE_OK, let statement else {
             throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(connection)), sql: sql)
         }
-        shape.prepared[rows] = statement
         return statement
     }
 
@@ -132,15 +148,39 @@ final class WriteSession {
 
     /// Binds `rows` (consecutive rows of one shape) into `statement` and steps it once.
     /// On failure SQLite has already undone the statement's changes, and the counters
-    /// are restored, so the rows can be retried one by one.
+    /// are restored, so the rows can be retried one by one. When a row would change a
+    /// guarded column, the same rows go through the shape's fallback statement instead.
     func execute(
         _ statement: OpaquePointer, shape: RowShape, rows: Range<Int>, batch: RecordBatch, bytes: UnsafePointer<UInt8>
+    ) throws(StepFailure) {
+        let before = counters.snapshot
+        do {
+            try step(statement, rows: rows, of: batch, shape: shape, bytes: bytes, restoring: before)
+            account(shape.statement, rows: rows, before: before)
+        } catch {
+            let guardFailed = counters.guardedValueChanged
+            counters.guardedValueChanged = false
+            guard guardFailed, !error.rolledBack, let fallback = shape.statement.fallback?.statement else { throw error }
+            let prepared: OpaquePointer
+            do {
+                prepared = try fallbackStatement(for: shape, fallback: fallback, rows: rows.count)
+            } catch {
+                throw StepFailure(code: SQLITE_ERROR, message: "\(error)")
+            }
+            try step(prepared, rows: rows, of: batch, shape: shape, bytes: bytes, restoring: before)
+            account(fallback, rows: rows, before: before)
+        }
+    }
+
+    /// Binds and steps; on failure resets, restores the counters to `before` and throws.
+    private func step(
+        _ statement: OpaquePointer, rows: Range<Int>, of batch: RecordBatch, shape: RowShape, bytes: UnsafePointer<UInt8>,
+        restoring before: OutcomeCounters.Snapshot
     ) throws(StepFailure) {
         var parameter: Int32 = 1
         for row in rows {
             try bind(row, of: batch, shape: shape, to: statement, startingAt: &parameter, bytes: bytes)
         }
-        let before = counters.snapshot
         let code = sqlite3_step(statement)
         guard code == SQLITE_DONE else {
             let message = String(cString: sqlite3_errmsg(connection))
@@ -152,9 +192,13 @@ final class WriteSession {
             if sqlite3_get_autocommit(connection) != 0 { transactionRolledBack = true }
             throw StepFailure(code: extended, message: message, rolledBack: transactionRolledBack)
         }
-        let changes = Int(sqlite3_changes(connection))
         sqlite3_reset(statement)
-        if shape.statement.doesNothingOnConflict {
+    }
+
+    /// Counts inserted rows from `sqlite3_changes()` after `statement` ran on `rows`.
+    private func account(_ statement: UpsertStatement, rows: Range<Int>, before: OutcomeCounters.Snapshot) {
+        let changes = Int(sqlite3_changes(connection))
+        if statement.doesNothingOnConflict {
             inserted += changes
             let kept = rows.count - changes
             if policy == .ignore { counters.skipped += kept } else { counters.unchanged += kept }
