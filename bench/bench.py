@@ -326,33 +326,11 @@ def run_once(cfg, man, scen, c, template, exp, rows, logdir, tag):
     for sfx in ("", "-wal", "-shm", "-journal"):
         if os.path.exists(db + sfx):
             os.remove(db + sfx)
-    shutil.copyfile(template, db)
-    # Flush the copy (and the previous run's writes) now, so that the kernel's
-    # writeback of them does not land inside this run's timing.
-    os.sync()
+    shutil.copyfile(template, db)   # timed_run syncs it to disk before the timer starts
     argv = [a.replace("{DB}", db) for a in c.argv]
-    tfile = os.path.join(logdir, "%s-%s-%s.time" % (scen, c.key, tag))
-    out_path = os.path.join(logdir, "%s-%s-%s.out" % (scen, c.key, tag))
-    err_path = os.path.join(logdir, "%s-%s-%s.err" % (scen, c.key, tag))
-    cmd = ["/usr/bin/time", "-v", "-o", tfile] + argv
-    t0 = time.perf_counter()
-    with open(out_path, "wb") as fo, open(err_path, "wb") as fe:
-        try:
-            p = subprocess.run(cmd, stdout=fo, stderr=fe, stdin=subprocess.DEVNULL, timeout=cfg.timeout)
-            rc = p.returncode
-        except subprocess.TimeoutExpired:
-            rc = "timeout"
-    wall = time.perf_counter() - t0
-    r = {"wall_s": wall, "rc": rc}
-    r.update(parse_time_v(tfile))
-    r["status"] = "ok"
-    if rc != 0:
-        r["status"] = "FAILED"
-        with open(err_path, "rb") as f:
-            err = f.read().decode("utf-8", "replace").strip().splitlines()
-        err = [e for e in err if e.strip() and not e.startswith("Command exited")]
-        r["reason"] = "exit %s%s" % (rc, (": " + err[-1][:200]) if err else "")
-    else:
+    r, out_path = timed_run(cfg, argv, logdir, "%s-%s-%s" % (scen, c.key, tag))
+    rc = r["rc"]
+    if rc == 0:
         try:
             got = checksum(db, man)
         except sqlite3.Error as e:
@@ -381,7 +359,7 @@ def run_once(cfg, man, scen, c, template, exp, rows, logdir, tag):
             r["rows_per_stmt"] = j.get("rowsPerStatement")
         except (OSError, ValueError):
             pass
-    r["seconds"] = r.get("timed_s", wall)
+    r["seconds"] = r.get("timed_s", r["wall_s"])
     r["rows_per_s"] = rows / r["seconds"] if r["seconds"] > 0 else 0.0
     return r
 
@@ -607,14 +585,14 @@ def op_contenders(cfg, man, scen, src, snap_in):
     return out
 
 
-def run_op_once(cfg, scen, c, logdir, tag):
-    for o in c.outputs:
-        remove_db(o)
-    tfile = os.path.join(logdir, "%s-%s-%s.time" % (scen, c.key, tag))
-    out_path = os.path.join(logdir, "%s-%s-%s.out" % (scen, c.key, tag))
-    err_path = os.path.join(logdir, "%s-%s-%s.err" % (scen, c.key, tag))
-    cmd = ["/usr/bin/time", "-v", "-o", tfile] + c.argv
-    os.sync()   # the previous run's output is written back before this one starts
+def timed_run(cfg, argv, logdir, name):
+    """Runs argv under GNU time with its output in logdir/name.{out,err,time}; returns
+    (result, stdout path). A non-zero exit is FAILED with stderr's last line."""
+    tfile = os.path.join(logdir, name + ".time")
+    out_path = os.path.join(logdir, name + ".out")
+    err_path = os.path.join(logdir, name + ".err")
+    cmd = ["/usr/bin/time", "-v", "-o", tfile] + argv
+    os.sync()   # the previous run's writes reach the disk before this one starts
     t0 = time.perf_counter()
     with open(out_path, "wb") as fo, open(err_path, "wb") as fe:
         try:
@@ -623,7 +601,7 @@ def run_op_once(cfg, scen, c, logdir, tag):
         except subprocess.TimeoutExpired:
             rc = "timeout"
     wall = time.perf_counter() - t0
-    r = {"wall_s": wall, "rc": rc, "seconds": wall}
+    r = {"wall_s": wall, "rc": rc}
     r.update(parse_time_v(tfile))
     r["status"] = "ok"
     if rc != 0:
@@ -632,7 +610,15 @@ def run_op_once(cfg, scen, c, logdir, tag):
             err = f.read().decode("utf-8", "replace").strip().splitlines()
         err = [e for e in err if e.strip() and not e.startswith("Command exited")]
         r["reason"] = "exit %s%s" % (rc, (": " + err[-1][:200]) if err else "")
-    else:
+    return r, out_path
+
+
+def run_op_once(cfg, scen, c, logdir, tag):
+    for o in c.outputs:
+        remove_db(o)
+    r, out_path = timed_run(cfg, c.argv, logdir, "%s-%s-%s" % (scen, c.key, tag))
+    r["seconds"] = r["wall_s"]
+    if r["rc"] == 0:
         if os.path.exists(c.outputs[0]):
             r["out_bytes"] = os.path.getsize(c.outputs[0])
         try:
