@@ -23,6 +23,7 @@ public final class Importer {
     /// Runs the import and returns what it did.
     /// - Parameter progress: called on the writing thread after each batch.
     public func run(progress: ((ImportProgress) -> Void)? = nil) throws -> ImportSummary {
+        SQLiteProcessSettings.apply()
         let database = try DatabaseOpener.open(path: options.databasePath, readOnly: options.dryRun, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
         return try database.inDatabase { db in try run(in: db, progress: progress) }
     }
@@ -128,7 +129,6 @@ public final class Importer {
 /// Opens the database as sqlimport needs it.
 enum DatabaseOpener {
     static func open(path: String, readOnly: Bool, busyTimeoutMilliseconds: Int) throws -> DatabaseQueue {
-        _ = StatementJournal.isKeptInMemory
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
         configuration.busyMode = .timeout(TimeInterval(busyTimeoutMilliseconds) / 1000)

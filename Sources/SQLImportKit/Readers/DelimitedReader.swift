@@ -220,6 +220,23 @@ final class DelimitedReader: RecordReader {
         return index
     }
 
+    /// The length of the UTF-8 character at `index` (a byte of 0x80 or more). An invalid
+    /// byte counts as one, and the first is noted so that the record is set aside once
+    /// scanned.
+    @inline(__always)
+    private func stepOverNonASCII(_ base: UnsafePointer<UInt8>, at index: Int, end: Int, final: Bool) throws(Failure) -> Int {
+        switch UTF8Validation.validateSequence(base, index, end) {
+        case .valid(let length):
+            return length
+        case .incomplete:
+            if !final { throw .needMoreData }
+        case .invalid:
+            break
+        }
+        if invalidUTF8 == nil { invalidUTF8 = (index, fields.count) }
+        return 1
+    }
+
     /// Scans the record at `buffer.start`, appending each field's decoded bytes to
     /// `output` and recording where they are. Returns the index just past the record's
     /// line end.
@@ -255,19 +272,7 @@ final class DelimitedReader: RecordReader {
                         index += 1
                         break
                     }
-                    if byte >= 0x80 {
-                        switch UTF8Validation.validateSequence(base, index, end) {
-                        case .valid(let length):
-                            index += length
-                            continue
-                        case .incomplete:
-                            if !final { throw .needMoreData }
-                            if invalidUTF8 == nil { invalidUTF8 = (index, fields.count) }
-                        case .invalid:
-                            if invalidUTF8 == nil { invalidUTF8 = (index, fields.count) }
-                        }
-                    }
-                    index += 1
+                    index += try byte >= 0x80 ? stepOverNonASCII(base, at: index, end: end, final: final) : 1
                 }
             } else {
                 let runStart = index
@@ -276,19 +281,8 @@ final class DelimitedReader: RecordReader {
                     guard index < end else { break }
                     let byte = base[index]
                     if byte == delimiter || byte == 0x0A || byte == 0x0D { break }
-                    if byte >= 0x80 {
-                        switch UTF8Validation.validateSequence(base, index, end) {
-                        case .valid(let length):
-                            index += length
-                            continue
-                        case .incomplete:
-                            if !final { throw .needMoreData }
-                            if invalidUTF8 == nil { invalidUTF8 = (index, fields.count) }
-                        case .invalid:
-                            if invalidUTF8 == nil { invalidUTF8 = (index, fields.count) }
-                        }
-                    }
-                    index += 1  // a bare quote, or an invalid byte already noted
+                    // A bare quote is kept as it is.
+                    index += try byte >= 0x80 ? stepOverNonASCII(base, at: index, end: end, final: final) : 1
                 }
                 if index == end, !final { throw .needMoreData }
                 output.append(base + runStart, count: index - runStart)

@@ -180,6 +180,20 @@ struct JSONScanner {
 
     // MARK: - Any value, copied as compact JSON
 
+    /// Copies the `,` or the `closing` bracket after a member of `container`; returns
+    /// true when it was the closing bracket.
+    @inline(__always)
+    private mutating func copySeparator(closing: UInt8, in container: String, into output: ByteStore) throws(Failure) -> Bool {
+        skipWhitespace()
+        let next = try peek()
+        guard next == UInt8(ascii: ",") || next == closing else {
+            throw .syntax("expected ',' or '\(Character(Unicode.Scalar(closing)))' in \(container), found \(Self.describe(next))", at: index)
+        }
+        index += 1
+        output.append(next)
+        return next == closing
+    }
+
     /// Validates the value at `index` and appends it without insignificant whitespace.
     /// Strings and numbers are copied as written, escapes included.
     mutating func copyValue(into output: ByteStore, depth: Int) throws(Failure) {
@@ -208,14 +222,7 @@ struct JSONScanner {
                 output.append(UInt8(ascii: ":"))
                 skipWhitespace()
                 try copyValue(into: output, depth: depth + 1)
-                skipWhitespace()
-                let next = try peek()
-                index += 1
-                output.append(next)
-                if next == UInt8(ascii: ",") { continue }
-                if next == UInt8(ascii: "}") { return }
-                index -= 1
-                throw .syntax("expected ',' or '}' in an object, found \(Self.describe(next))", at: index)
+                if try copySeparator(closing: UInt8(ascii: "}"), in: "an object", into: output) { return }
             }
         case UInt8(ascii: "["):
             index += 1
@@ -229,14 +236,7 @@ struct JSONScanner {
             while true {
                 skipWhitespace()
                 try copyValue(into: output, depth: depth + 1)
-                skipWhitespace()
-                let next = try peek()
-                index += 1
-                output.append(next)
-                if next == UInt8(ascii: ",") { continue }
-                if next == UInt8(ascii: "]") { return }
-                index -= 1
-                throw .syntax("expected ',' or ']' in an array, found \(Self.describe(next))", at: index)
+                if try copySeparator(closing: UInt8(ascii: "]"), in: "an array", into: output) { return }
             }
         case UInt8(ascii: "\""):
             try scanString(verbatimInto: output)

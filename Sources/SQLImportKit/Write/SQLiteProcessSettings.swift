@@ -1,0 +1,28 @@
+import CSQLiteConfig
+import Synchronization
+
+/// SQLite settings that are process-wide, applied once before SQLite starts (before the
+/// first connection opens). An application that opened a connection first keeps SQLite's
+/// defaults; only speed differs.
+enum SQLiteProcessSettings {
+    /// Statement journals up to this size stay in memory.
+    ///
+    /// Every write of a run happens inside its transaction, so SQLite records the original
+    /// pages a multi-row statement changes in a statement journal, to undo that statement
+    /// alone if it fails. Past 64 KiB SQLite moves that journal to a temporary file, and
+    /// each 500-row statement of a delta changes megabytes of pages: a 200,000-row delta
+    /// made 420,000 `pwrite` calls to that file (bench/README.md, "Statement journals").
+    /// A larger journal still spills, so memory stays bounded.
+    static let statementJournalInMemoryLimit: Int32 = 16 << 20
+
+    private static let applied = Mutex(false)
+
+    /// Applies the settings once; later calls do nothing.
+    static func apply() {
+        applied.withLock { applied in
+            guard !applied else { return }
+            applied = true
+            _ = sqlimport_set_statement_journal_spill(statementJournalInMemoryLimit)
+        }
+    }
+}
