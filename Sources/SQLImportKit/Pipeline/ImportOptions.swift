@@ -33,9 +33,10 @@ public struct ImportOptions: Sendable {
     public var multirowCap: Int?
     /// Records per batch handed from the reading thread to the writing one.
     public var rowsPerBatch = 4096
-    /// Leave unchanged index columns out of `DO UPDATE SET` (see `IndexedColumns`).
-    /// Always on; tests turn it off to compare with statements that assign every column.
-    var leavesUnchangedIndexColumnsUnassigned = true
+    /// Write with guarded statements: unchanged index columns left out of `DO UPDATE SET`
+    /// (`IndexedColumns`), the primary-key clause first (`UpsertStatement`), each with a
+    /// fallback. Always on; tests turn it off to compare with the plain statements.
+    var usesGuardedStatements = true
     /// `--commit-every N`: commit every N records, recording progress in `_sqlimport_runs`.
     /// nil: one transaction for the whole run (all or nothing).
     public var commitEvery: Int?

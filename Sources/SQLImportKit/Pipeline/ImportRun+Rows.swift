@@ -29,7 +29,7 @@ extension ImportRun {
                 if summary.statementSQL == nil {
                     summary.statementSQL = shape.statement.sql(rowCount: 1)
                     if let fallback = shape.statement.fallback?.statement {
-                        summary.statementSQL! += "\n-- a row that changes \(SQLIdentifier.quoteList(shape.statement.guardedColumns)) runs instead:\n"
+                        summary.statementSQL! += "\n-- a record that \(shape.statement.fallbackCondition) runs instead:\n"
                             + fallback.sql(rowCount: 1)
                     }
                 }

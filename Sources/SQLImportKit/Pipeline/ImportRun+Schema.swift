@@ -196,8 +196,10 @@ extension ImportRun {
             }
             self.target = target
         }
-        let guardable = tableIsReal && options.leavesUnchangedIndexColumnsUnassigned ? try IndexedColumns.read(db, table: table) : []
-        let session = WriteSession(db: db, schema: schema, target: target, policy: options.merge, guardable: guardable)
+        let guarded = tableIsReal && options.usesGuardedStatements
+        let session = WriteSession(
+            db: db, schema: schema, target: target, policy: options.merge,
+            guardable: guarded ? try IndexedColumns.read(db, table: table) : [], mayReorderKeyClauses: guarded)
         if options.onError == .skip {
             session.onRecordFailure = { [unowned self] error, row, batch in
                 try reject(RejectedRecord(

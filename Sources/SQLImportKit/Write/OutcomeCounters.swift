@@ -4,9 +4,10 @@ import GRDBSQLite
 ///
 /// `inserted + updated` is what `sqlite3_changes()` reports for a statement. The
 /// `DO UPDATE ... WHERE` clause calls `sqlimport_outcome(isNewer, isChanged)` once per
-/// conflicting row, which tells updated rows from unchanged and skipped ones. A third
-/// argument, `keepsGuardedValues`, fails the statement when it is false for a row that
-/// would be updated.
+/// conflicting row, which tells updated rows from unchanged and skipped ones. A guarded
+/// statement (`UpsertStatement.fallback`) passes two more: `keepsGuardedValues` fails the
+/// statement when it is false for a row that would be updated, and `isTheTargetsRow`
+/// fails it whenever it is false.
 public struct OutcomeCounts: Sendable, Codable, Equatable {
     public var read = 0
     public var inserted = 0
@@ -24,17 +25,17 @@ final class OutcomeCounters {
     var updated = 0
     var unchanged = 0
     var skipped = 0
-    /// Set when `sqlimport_outcome` failed a statement because a guarded column (see
-    /// `UpsertStatement.guardedColumns`) would change; the writer then runs the fallback.
+    /// Set when `sqlimport_outcome` failed a guarded statement; the writer then runs the
+    /// fallback statement (`UpsertStatement.fallback`) for the same records.
     var guardedValueChanged = false
 
-    static let guardMessage = "sqlimport: an indexed value changes; the statement that assigns every column takes over"
+    static let guardMessage = "sqlimport: this record needs the statement that assigns every column, target first"
 
-    /// Registers `sqlimport_outcome` (two and three arguments) on the connection. Call
+    /// Registers `sqlimport_outcome` (two and four arguments) on the connection. Call
     /// `unregister` before the counters go away.
     func register(on connection: OpaquePointer) {
         let me = Unmanaged.passUnretained(self).toOpaque()
-        for arity: Int32 in [2, 3] {
+        for arity: Int32 in [2, 4] {
             sqlite3_create_function_v2(
                 connection, UpsertStatement.outcomeFunction, arity, SQLITE_UTF8, me,
                 { context, count, arguments in
@@ -42,12 +43,13 @@ final class OutcomeCounters {
                     func isTrue(_ index: Int) -> Bool {
                         sqlite3_value_type(arguments![index]) != SQLITE_NULL && sqlite3_value_int64(arguments![index]) != 0
                     }
-                    if !isTrue(0) {
-                        counters.skipped += 1
-                        sqlite3_result_int(context, 0)
-                    } else if count == 3 && !isTrue(2) {
+                    let isGuarded = count == 4
+                    if isGuarded && (!isTrue(3) || isTrue(0) && !isTrue(2)) {
                         counters.guardedValueChanged = true
                         sqlite3_result_error(context, OutcomeCounters.guardMessage, -1)
+                    } else if !isTrue(0) {
+                        counters.skipped += 1
+                        sqlite3_result_int(context, 0)
                     } else if !isTrue(1) {
                         counters.unchanged += 1
                         sqlite3_result_int(context, 0)
@@ -60,7 +62,7 @@ final class OutcomeCounters {
     }
 
     func unregister(on connection: OpaquePointer) {
-        for arity: Int32 in [2, 3] {
+        for arity: Int32 in [2, 4] {
             sqlite3_create_function_v2(connection, UpsertStatement.outcomeFunction, arity, SQLITE_UTF8, nil, nil, nil, nil, nil)
         }
     }

@@ -17,10 +17,12 @@ final class RowShape {
     /// Position of the column a `col IS NOT NULL` partial predicate tests, once known.
     var notNullPosition: Int??
 
-    /// - Parameter guardable: columns that may be left out of `SET` (`IndexedColumns`).
+    /// - Parameters:
+    ///   - guardable: columns that may be left out of `SET` (`IndexedColumns`).
+    ///   - mayReorderKeyClauses: whether the primary-key clause may come first.
     init(
         inputColumns: [Int], tableColumns: [Int], schema: TableSchema, target: ConflictTarget?, policy: MergePolicy,
-        guardable: Set<String>
+        guardable: Set<String>, mayReorderKeyClauses: Bool
     ) {
         self.inputColumns = inputColumns
         self.tableColumns = tableColumns
@@ -32,7 +34,7 @@ final class RowShape {
         let typeless = zip(names, affinities).filter { $0.1 == .blob }.map { $0.0.lowercased() }
         statement = UpsertStatement(
             table: schema.name, columns: names, target: target, policy: policy, guardable: guardable,
-            typelessColumns: Set(typeless))
+            mayReorderKeyClauses: mayReorderKeyClauses, typelessColumns: Set(typeless))
     }
 
     func finalize() {

@@ -26,13 +26,19 @@ final class WriteSession {
     let variableLimit: Int
     /// Columns an update may leave out while unchanged (`IndexedColumns`).
     let guardable: Set<String>
+    /// Whether statements may put the primary-key clause first (`UpsertStatement`).
+    let mayReorderKeyClauses: Bool
 
-    init(db: Database, schema: TableSchema, target: ConflictTarget?, policy: MergePolicy, guardable: Set<String> = []) {
+    init(
+        db: Database, schema: TableSchema, target: ConflictTarget?, policy: MergePolicy, guardable: Set<String> = [],
+        mayReorderKeyClauses: Bool = false
+    ) {
         connection = db.sqliteConnection!
         self.schema = schema
         self.target = target
         self.policy = policy
         self.guardable = guardable
+        self.mayReorderKeyClauses = mayReorderKeyClauses
         variableLimit = Int(sqlite3_limit(connection, SQLITE_LIMIT_VARIABLE_NUMBER, -1))
         if let predicate = target?.predicate {
             partialFilter = PartialPredicateFilter(predicate: predicate, table: schema.name)
@@ -80,7 +86,8 @@ final class WriteSession {
         }
         let tableColumns = shapeKey.map { input in mapping.first { $0.input == input }!.table }
         let shape = RowShape(
-            inputColumns: shapeKey, tableColumns: tableColumns, schema: schema, target: target, policy: policy, guardable: guardable)
+            inputColumns: shapeKey, tableColumns: tableColumns, schema: schema, target: target, policy: policy, guardable: guardable,
+            mayReorderKeyClauses: mayReorderKeyClauses)
         shapes[shapeKey] = shape
         lastShape = shape
         return shape
