@@ -132,7 +132,7 @@ import Testing
         let input = workspace.file("in.jsonl", CronRunTests.itemsJSONL(100, offset: 1000))
         var configuration = Configuration()
         configuration.readonly = true
-        try DatabaseQueue(path: workspace.database, configuration: configuration).inDatabase { db in
+        _ = try DatabaseQueue(path: workspace.database, configuration: configuration).inDatabase { db in
             #expect {
                 try Importer(options: Self.options(input, workspace)).run(in: db)
             } throws: { error in
@@ -146,7 +146,7 @@ import Testing
     /// root, so permissions alone never stop a write).
     static let immutableFilesWork: Bool = {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("sqlimport-chattr-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: file.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: file.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: file) }
         guard let set = try? TestSupport.runShell("chattr +i '\(file.path)' 2>/dev/null", in: FileManager.default.temporaryDirectory), set.status == 0 else {
             return false

@@ -27,7 +27,7 @@ final class OutcomeCounters {
     var skipped = 0
     /// Set when `sqlimport_outcome` failed a guarded statement; the writer then runs the
     /// fallback statement (`UpsertStatement.fallback`) for the same records.
-    var guardedValueChanged = false
+    var needsFallback = false
 
     static let guardMessage = "sqlimport: this record needs the statement that assigns every column, target first"
 
@@ -45,7 +45,7 @@ final class OutcomeCounters {
                     }
                     let isGuarded = count == 4
                     if isGuarded && (!isTrue(3) || isTrue(0) && !isTrue(2)) {
-                        counters.guardedValueChanged = true
+                        counters.needsFallback = true
                         sqlite3_result_error(context, OutcomeCounters.guardMessage, -1)
                     } else if !isTrue(0) {
                         counters.skipped += 1

@@ -1,5 +1,4 @@
 import CSQLiteConfig
-import Synchronization
 
 /// SQLite settings that are process-wide, applied once before SQLite starts (before the
 /// first connection opens). An application that opened a connection first keeps SQLite's
@@ -15,14 +14,12 @@ enum SQLiteProcessSettings {
     /// A larger journal still spills, so memory stays bounded.
     static let statementJournalInMemoryLimit: Int32 = 16 << 20
 
-    private static let applied = Mutex(false)
+    /// Swift runs a static's initializer once, thread-safely: the settings are applied
+    /// by the first `apply()`.
+    private static let applied: Void = {
+        _ = sqlimport_set_statement_journal_spill(statementJournalInMemoryLimit)
+    }()
 
     /// Applies the settings once; later calls do nothing.
-    static func apply() {
-        applied.withLock { applied in
-            guard !applied else { return }
-            applied = true
-            _ = sqlimport_set_statement_journal_spill(statementJournalInMemoryLimit)
-        }
-    }
+    static func apply() { applied }
 }

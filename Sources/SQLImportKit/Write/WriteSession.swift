@@ -109,26 +109,22 @@ final class WriteSession {
     // MARK: - Statements
 
     func statement(for shape: RowShape, rows: Int) throws -> OpaquePointer {
-        if let prepared = shape.prepared[rows] { return prepared }
-        let statement = try prepare(shape.statement.sql(rowCount: rows))
-        shape.prepared[rows] = statement
-        return statement
+        try prepared(shape.statement, rows: rows, cachedIn: \.prepared, of: shape)
     }
 
-    /// The statement that assigns every column, for records that change a guarded one.
-    private func fallbackStatement(for shape: RowShape, fallback: UpsertStatement, rows: Int) throws -> OpaquePointer {
-        if let prepared = shape.preparedFallback[rows] { return prepared }
-        let statement = try prepare(fallback.sql(rowCount: rows))
-        shape.preparedFallback[rows] = statement
-        return statement
-    }
-
-    private func prepare(_ sql: String) throws -> OpaquePointer {
+    /// `upsert`'s statement for `rows` records, prepared once per shape and kept in `cache`.
+    private func prepared(
+        _ upsert: UpsertStatement, rows: Int, cachedIn cache: ReferenceWritableKeyPath<RowShape, [Int: OpaquePointer]>,
+        of shape: RowShape
+    ) throws -> OpaquePointer {
+        if let prepared = shape[keyPath: cache][rows] { return prepared }
+        let sql = upsert.sql(rowCount: rows)
         var statement: OpaquePointer?
         let code = sqlite3_prepare_v3(connection, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
         guard code == SQLITE_OK, let statement else {
             throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(connection)), sql: sql)
         }
+        shape[keyPath: cache][rows] = statement
         return statement
     }
 
@@ -155,8 +151,8 @@ final class WriteSession {
 
     /// Binds `rows` (consecutive rows of one shape) into `statement` and steps it once.
     /// On failure SQLite has already undone the statement's changes, and the counters
-    /// are restored, so the rows can be retried one by one. When a row would change a
-    /// guarded column, the same rows go through the shape's fallback statement instead.
+    /// are restored, so the rows can be retried one by one. When the statement's guard
+    /// refuses a row, the same rows go through the shape's fallback statement instead.
     func execute(
         _ statement: OpaquePointer, shape: RowShape, rows: Range<Int>, batch: RecordBatch, bytes: UnsafePointer<UInt8>
     ) throws(StepFailure) {
@@ -165,16 +161,16 @@ final class WriteSession {
             try step(statement, rows: rows, of: batch, shape: shape, bytes: bytes, restoring: before)
             account(shape.statement, rows: rows, before: before)
         } catch {
-            let guardFailed = counters.guardedValueChanged
-            counters.guardedValueChanged = false
-            guard guardFailed, !error.rolledBack, let fallback = shape.statement.fallback?.statement else { throw error }
-            let prepared: OpaquePointer
+            let needsFallback = counters.needsFallback
+            counters.needsFallback = false
+            guard needsFallback, !error.rolledBack, let fallback = shape.statement.fallback?.statement else { throw error }
+            let statement: OpaquePointer
             do {
-                prepared = try fallbackStatement(for: shape, fallback: fallback, rows: rows.count)
+                statement = try prepared(fallback, rows: rows.count, cachedIn: \.preparedFallback, of: shape)
             } catch {
                 throw StepFailure(code: SQLITE_ERROR, message: "\(error)")
             }
-            try step(prepared, rows: rows, of: batch, shape: shape, bytes: bytes, restoring: before)
+            try step(statement, rows: rows, of: batch, shape: shape, bytes: bytes, restoring: before)
             account(fallback, rows: rows, before: before)
         }
     }
