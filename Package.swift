@@ -41,7 +41,9 @@ let package = Package(
             ]),
         .testTarget(
             name: "SQLImportKitTests",
-            dependencies: ["SQLImportKit", .product(name: "GRDB", package: "GRDB.swift")]),
+            dependencies: [
+                "SQLImportKit", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -11,7 +11,7 @@ binaries first. Configuration comes from the environment:
   SCENARIOS=...       comma list of: first,rerun,delta,csv,parse,export,snapshot,restore
                       (default all)
   CONTENDERS=...      comma list of substrings; only matching contenders run
-  SQLITE_UTILS_N=200000  rows used for sqlite-utils (0 = same N as the others)
+  SQLITE_UTILS_N=0       rows used for sqlite-utils (0 = the same N as the others)
   SQLIMPORT_BIN       the sqlimport binary (default .build/release/sqlimport)
   CLOADER_BIN         the C loader (default bench/work/cloader)
   SQLITE_UTILS_BIN    default bench/.venv/bin/sqlite-utils
@@ -97,7 +97,7 @@ class Config:
         self.scenarios = [s for s in ALL_SCENARIOS if not sc or s in sc.replace(" ", "").split(",")]
         cf = os.environ.get("CONTENDERS", "").strip()
         self.contender_filter = [c.strip().lower() for c in cf.split(",") if c.strip()]
-        su = env_int("SQLITE_UTILS_N", 200000)
+        su = env_int("SQLITE_UTILS_N", 0)
         self.su_n = su if 0 < su < self.n else self.n
         if self.su_n % 10:
             self.su_n -= self.su_n % 10

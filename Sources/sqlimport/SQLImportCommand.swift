@@ -19,6 +19,11 @@ struct SQLImportCommand: ParsableCommand {
         // Past a file size limit, a write fails with EFBIG (an I/O error, exit 74)
         // instead of killing the process half-way.
         signal(SIGXFSZ, SIG_IGN)
+        // Large writes to the rollback journal instead of three per page; the variable
+        // turns it off to compare (bench/README.md, "Journal writes").
+        if ProcessInfo.processInfo.environment["SQLIMPORT_PLAIN_JOURNAL_WRITES"] == nil {
+            SQLiteProcessSettings.joinJournalWrites()
+        }
         do {
             var command = try parseAsRoot(Export.normalizing(Array(CommandLine.arguments.dropFirst())))
             try command.run()

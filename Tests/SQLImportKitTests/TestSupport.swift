@@ -11,9 +11,16 @@ enum TestSupport {
     /// `../shared/conformance`, beside the clone.
     static let conformance = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/conformance")
 
+    /// The tests run with the rollback journal's writes joined, as the `sqlimport` command
+    /// does: every connection opened after the first temporary folder uses that VFS.
+    static let joinJournalWrites: Void = {
+        precondition(SQLiteProcessSettings.joinJournalWrites())
+    }()
+
     /// A fresh temporary folder, removed when the process exits is not guaranteed: tests
     /// clean up with `defer { remove(dir) }`.
     static func temporaryDirectory() -> URL {
+        joinJournalWrites
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("sqlimport-tests-\(UUID().uuidString)")
         try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
