@@ -28,7 +28,7 @@ public enum SQLiteProcessSettings {
     /// Makes the connections opened afterwards join the rollback journal's small writes
     /// into large ones. SQLite writes each page it journals in three calls; a delta that
     /// changes most of a 350 MB database makes 240,000 of them, and joining them takes
-    /// its run from 2.45 s to 1.95 s (bench/README.md, "Journal writes").
+    /// its run from 2.38–2.53 s to 1.88–1.95 s (bench/README.md, "Journal writes").
     ///
     /// The file system still receives the same bytes, syncs and deletes in the same
     /// order, so a crash or power loss leaves what it would leave without it; the design
@@ -38,10 +38,14 @@ public enum SQLiteProcessSettings {
     ///
     /// - Returns: false when there is no "unix" VFS to wrap (nothing changes then).
     @discardableResult
-    public static func joinJournalWrites() -> Bool {
+    public static func joinJournalWrites() -> Bool { journalWritesJoined }
+
+    /// Registered once (Swift runs a static's initializer once, thread-safely), after the
+    /// settings above, which must come before SQLite starts.
+    private static let journalWritesJoined: Bool = {
         apply()
         return sqlimport_register_write_coalescing_vfs(1) == SQLITE_OK
-    }
+    }()
 
     /// The writes to `db`'s open rollback journal that were buffered, and the writes of
     /// them that reached the file; nil when no journal is open or it is not joined.
