@@ -27,7 +27,6 @@
  * later write can overtake them.
  */
 #include <pthread.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sqlite3.h>
 #include "CSQLiteConfig.h"
@@ -48,7 +47,7 @@ static sqlite3_vfs *underlying;
 
 /* The buffer: at most one file has unwritten bytes at a time. */
 static pthread_mutex_t bufferLock = PTHREAD_MUTEX_INITIALIZER;
-static unsigned char *buffer;
+static unsigned char buffer[kBufferCapacity];
 static CoalescingFile *owner;      /* the file the buffered bytes belong to, or NULL */
 static sqlite3_int64 bufferOffset; /* where they go in that file */
 static int bufferLength;
@@ -91,18 +90,13 @@ static int coalescingWrite(sqlite3_file *base, const void *data, int amount, sql
         if (!file->isMainJournal || amount > kBufferCapacity) {
             rc = file->real->pMethods->xWrite(file->real, data, amount, offset);
         } else {
-            if (buffer == NULL) buffer = malloc(kBufferCapacity);
-            if (buffer == NULL) {
-                rc = file->real->pMethods->xWrite(file->real, data, amount, offset);
-            } else {
-                if (owner == NULL) {
-                    owner = file;
-                    bufferOffset = offset;
-                }
-                memcpy(buffer + bufferLength, data, (size_t)amount);
-                bufferLength += amount;
-                file->bufferedWrites += 1;
+            if (owner == NULL) {
+                owner = file;
+                bufferOffset = offset;
             }
+            memcpy(buffer + bufferLength, data, (size_t)amount);
+            bufferLength += amount;
+            file->bufferedWrites += 1;
         }
     }
     pthread_mutex_unlock(&bufferLock);
@@ -309,15 +303,12 @@ static sqlite3_vfs coalescingVFS = {
     coalescingDlClose, coalescingRandomness, coalescingSleep, coalescingCurrentTime,
     coalescingGetLastError, coalescingCurrentTimeInt64, NULL, NULL, NULL};
 
-int sqlimport_register_write_coalescing_vfs(int makeDefault) {
-    if (sqlite3_vfs_find(SQLIMPORT_WRITE_COALESCING_VFS) != NULL) {
-        return makeDefault ? sqlite3_vfs_register(&coalescingVFS, 1) : SQLITE_OK;
-    }
+int sqlimport_register_write_coalescing_vfs(void) {
     underlying = sqlite3_vfs_find("unix");
     if (underlying == NULL || underlying->iVersion < 2) return SQLITE_ERROR;
     coalescingVFS.szOsFile = (int)sizeof(CoalescingFile) + underlying->szOsFile;
     coalescingVFS.mxPathname = underlying->mxPathname;
-    return sqlite3_vfs_register(&coalescingVFS, makeDefault);
+    return sqlite3_vfs_register(&coalescingVFS, 1);
 }
 
 int sqlimport_write_coalescing_vfs_journal_counts(struct sqlite3 *db, long long *buffered, long long *written) {

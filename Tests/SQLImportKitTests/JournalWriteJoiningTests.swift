@@ -144,7 +144,6 @@ import Testing
         let path: String
 
         init(_ path: String, flags: Int32) throws {
-            #expect(SQLiteProcessSettings.joinJournalWrites())
             vfs = try #require(sqlite3_vfs_find("sqlimport-coalescing"))
             file = UnsafeMutableRawPointer.allocate(byteCount: Int(vfs.pointee.szOsFile), alignment: 16).bindMemory(to: sqlite3_file.self, capacity: 1)
             name = strdup(path)

@@ -15,10 +15,10 @@ int sqlimport_set_statement_journal_spill(int bytes);
 /// (WriteCoalescingVFS.c).
 #define SQLIMPORT_WRITE_COALESCING_VFS "sqlimport-coalescing"
 
-/// Registers that VFS over SQLite's "unix" VFS; with `makeDefault`, connections opened
-/// afterwards without a VFS name use it. Returns SQLITE_OK, or SQLITE_ERROR when there
-/// is no "unix" VFS to wrap. Unlike the setting above, this works at any time.
-int sqlimport_register_write_coalescing_vfs(int makeDefault);
+/// Registers that VFS over SQLite's "unix" VFS as the default: connections opened
+/// afterwards without a VFS name use it. Call it once. Returns SQLITE_OK, or SQLITE_ERROR
+/// when there is no "unix" VFS to wrap. Unlike the setting above, this works at any time.
+int sqlimport_register_write_coalescing_vfs(void);
 
 struct sqlite3;
 

@@ -44,7 +44,7 @@ public enum SQLiteProcessSettings {
     /// settings above, which must come before SQLite starts.
     private static let journalWritesJoined: Bool = {
         apply()
-        return sqlimport_register_write_coalescing_vfs(1) == SQLITE_OK
+        return sqlimport_register_write_coalescing_vfs() == SQLITE_OK
     }()
 
     /// The writes to `db`'s open rollback journal that were buffered, and the writes of
