@@ -21,7 +21,8 @@ let package = Package(
             name: "CZlib",
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
-        // One C function: sqlite3_config is variadic, and Swift cannot call variadic C.
+        // C: process-wide SQLite settings (sqlite3_config is variadic, which Swift cannot
+        // call) and the VFS that joins journal writes and hints writeback.
         .target(name: "CSQLiteConfig"),
         .target(
             name: "SQLImportKit",

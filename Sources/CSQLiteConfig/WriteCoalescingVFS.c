@@ -25,11 +25,16 @@
  * and temporary files are not buffered. When writing the buffer fails (a full disk),
  * the call that needed it fails with SQLite's error and the bytes stay buffered, so no
  * later write can overtake them.
+ *
+ * The same layer reports the writes to main databases, their journals and their WAL
+ * files to WritebackHints.c, which asks Linux to start writing them back early when
+ * the application turned that on.
  */
 #include <pthread.h>
 #include <string.h>
 #include <sqlite3.h>
 #include "CSQLiteConfig.h"
+#include "WritebackHints.h"
 
 /* The "unix" VFS writes at most 128 KiB - 1 bytes per call (seekAndWrite masks the
  * length to 17 bits), so a joined write stays below that: 31 pages of 4 KiB. */
@@ -41,6 +46,7 @@ typedef struct CoalescingFile {
     int isMainJournal;
     sqlite3_int64 bufferedWrites; /* writes that went into the buffer */
     sqlite3_int64 flushes;        /* writes of the buffer to the file system */
+    WritebackRange writeback;     /* see WritebackHints.c */
 } CoalescingFile;
 
 static sqlite3_vfs *underlying;
@@ -58,6 +64,7 @@ static int flushLocked(void) {
     int rc = owner->real->pMethods->xWrite(owner->real, buffer, bufferLength, bufferOffset);
     owner->flushes += 1;
     if (rc == SQLITE_OK) {
+        writebackRangeWrote(&owner->writeback, bufferOffset, bufferLength);
         owner = NULL;
         bufferLength = 0;
     }
@@ -89,6 +96,7 @@ static int coalescingWrite(sqlite3_file *base, const void *data, int amount, sql
     if (rc == SQLITE_OK) {
         if (!file->isMainJournal || amount > kBufferCapacity) {
             rc = file->real->pMethods->xWrite(file->real, data, amount, offset);
+            if (rc == SQLITE_OK) writebackRangeWrote(&file->writeback, offset, amount);
         } else {
             if (owner == NULL) {
                 owner = file;
@@ -119,6 +127,7 @@ static int coalescingClose(sqlite3_file *base) {
         bufferLength = 0;
     }
     pthread_mutex_unlock(&bufferLock);
+    writebackRangeClose(&file->writeback);
     int closed = file->real->pMethods->xClose(file->real);
     return rc != SQLITE_OK ? rc : closed;
 }
@@ -229,6 +238,8 @@ static int coalescingOpen(sqlite3_vfs *vfs, const char *name, sqlite3_file *base
     file->real = (sqlite3_file *)(file + 1);
     file->isMainJournal = (flags & SQLITE_OPEN_MAIN_JOURNAL) != 0;
     int rc = underlying->xOpen(underlying, name, file->real, flags, outFlags);
+    int hinted = SQLITE_OPEN_MAIN_DB | SQLITE_OPEN_MAIN_JOURNAL | SQLITE_OPEN_WAL;
+    writebackRangeOpen(&file->writeback, file->real, rc == SQLITE_OK && (flags & hinted) ? name : NULL);
     if (file->real->pMethods != NULL) {
         int version = file->real->pMethods->iVersion;
         base->pMethods = &methodsByVersion[version < 1 ? 1 : version > 3 ? 3 : version];
@@ -309,6 +320,21 @@ int sqlimport_register_write_coalescing_vfs(void) {
     coalescingVFS.szOsFile = (int)sizeof(CoalescingFile) + underlying->szOsFile;
     coalescingVFS.mxPathname = underlying->mxPathname;
     return sqlite3_vfs_register(&coalescingVFS, 1);
+}
+
+void sqlimport_write_coalescing_vfs_hint_writeback(int on) { writebackHintsEnable(on); }
+
+long long sqlimport_write_coalescing_vfs_writeback_hints(struct sqlite3 *db, int journal) {
+    sqlite3_file *file = NULL;
+    int op = journal ? SQLITE_FCNTL_JOURNAL_POINTER : SQLITE_FCNTL_FILE_POINTER;
+    if (sqlite3_file_control(db, "main", op, &file) != SQLITE_OK || file == NULL) return -1;
+    if (file->pMethods == NULL || file->pMethods->xWrite != coalescingWrite) return -1;
+    CoalescingFile *ours = (CoalescingFile *)file;
+    if (ours->writeback.descriptor < 0) return -1;
+    pthread_mutex_lock(&bufferLock);
+    long long hints = ours->writeback.hints;
+    pthread_mutex_unlock(&bufferLock);
+    return hints;
 }
 
 int sqlimport_write_coalescing_vfs_journal_counts(struct sqlite3 *db, long long *buffered, long long *written) {

@@ -21,8 +21,13 @@ struct SQLImportCommand: ParsableCommand {
         signal(SIGXFSZ, SIG_IGN)
         // Large writes to the rollback journal instead of three per page; the variable
         // turns it off to compare (bench/README.md, "Journal writes").
-        if ProcessInfo.processInfo.environment["SQLIMPORT_PLAIN_JOURNAL_WRITES"] == nil {
+        let environment = ProcessInfo.processInfo.environment
+        if environment["SQLIMPORT_PLAIN_JOURNAL_WRITES"] == nil {
             SQLiteProcessSettings.joinJournalWrites()
+            // Early writeback: the same, "Writeback hints".
+            if environment["SQLIMPORT_NO_WRITEBACK_HINTS"] == nil {
+                SQLiteProcessSettings.startWritebackEarly()
+            }
         }
         do {
             var command = try parseAsRoot(Export.normalizing(Array(CommandLine.arguments.dropFirst())))

@@ -11,10 +11,11 @@ enum TestSupport {
     /// `../shared/conformance`, beside the clone.
     static let conformance = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/conformance")
 
-    /// The tests run with the rollback journal's writes joined, as the `sqlimport` command
-    /// does: every connection opened after the first temporary folder uses that VFS.
+    /// The tests run with the rollback journal's writes joined and writeback started
+    /// early, as the `sqlimport` command does: every connection opened after the first
+    /// temporary folder uses that VFS.
     static let joinJournalWrites: Void = {
-        precondition(SQLiteProcessSettings.joinJournalWrites())
+        precondition(SQLiteProcessSettings.startWritebackEarly())
     }()
 
     /// A fresh temporary folder, removed when the process exits is not guaranteed: tests
