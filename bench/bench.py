@@ -675,6 +675,8 @@ def run_op_scenario(cfg, man, templates, scen, sres, logdir, save):
             src = None
     src_stat = (os.stat(src).st_size, os.stat(src).st_mtime_ns) if src else None
     try:
+        # Interleaved like the other scenarios: warm-ups, then round 1 of each contender...
+        lineup = []
         for c in cs:
             shown = []
             for a in c.argv:
@@ -687,29 +689,36 @@ def run_op_scenario(cfg, man, templates, scen, sres, logdir, save):
             if setup_err:
                 runs.append({"tag": "setup", "status": "FAILED", "reason": setup_err, "seconds": 0.0,
                              "wall_s": 0.0, "rows_per_s": 0.0})
-            plan = [] if setup_err else ["warmup"] * cfg.warmup + ["run%d" % (k + 1) for k in range(cfg.runs)]
-            for tag in plan:
+            lineup.append({"c": c, "entry": entry, "runs": runs, "failed": bool(setup_err)})
+        plan = [] if setup_err else ["warmup"] * cfg.warmup + ["run%d" % (k + 1) for k in range(cfg.runs)]
+        for tag in plan:
+            for u in lineup:
+                if u["failed"]:
+                    continue   # a failing contender is not retried
+                c = u["c"]
                 r = run_op_once(cfg, scen, c, logdir, tag)
                 r["tag"] = tag
                 r["rows_per_s"] = rows / r["seconds"] if r["seconds"] > 0 else 0.0
                 if src and r["status"] == "ok" and (os.stat(src).st_size, os.stat(src).st_mtime_ns) != src_stat:
                     r["status"] = "FAILED"
                     r["reason"] = "the source database changed"
-                runs.append(r)
+                u["runs"].append(r)
                 log("  %-44s %-7s %8.2f s  %10.0f rows/s  %7.1f MB/s  rss %6.1f MiB  %s%s" % (
                     c.label, tag, r["seconds"], r["rows_per_s"], db_bytes / 1e6 / max(r["seconds"], 1e-9),
                     r.get("rss_kib", 0) / 1024, r["status"], (" (" + r["reason"] + ")") if r.get("reason") else ""))
                 if r["status"] != "ok":
+                    u["failed"] = True
                     if src and r.get("reason") == "the source database changed":
                         copy_synced(tmpl, src)
                         src_stat = (os.stat(src).st_size, os.stat(src).st_mtime_ns)
-                    break   # a failing contender is not retried
-            entry.update(summarize(c, runs, rows, db_bytes))
+        for u in lineup:
+            entry = u["entry"]
+            entry.update(summarize(u["c"], u["runs"], rows, db_bytes))
             if setup_err:
                 entry["status"], entry["reason"] = "FAILED", setup_err
-            entry["all_runs"] = runs
+            entry["all_runs"] = u["runs"]
             sres["contenders"].append(entry)
-            save()
+        save()
     finally:
         # the scratch files are as big as the database: don't leave them behind
         for c in cs:
@@ -827,6 +836,10 @@ def main_run():
                         json.dump(results, f, indent=1)
                 run_op_scenario(cfg, man, templates, scen, sres, logdir, save)
                 continue
+            # Every contender is set up first; then the runs are interleaved (the warm-ups
+            # of all, then round 1 of each, round 2 of each...), so that a machine that
+            # slows down or speeds up during the scenario shifts every contender alike.
+            lineup = []
             for c in contenders_for(cfg, man, scen):
                 if cfg.contender_filter and not any(f in c.key.lower() or f in c.label.lower()
                                                     for f in cfg.contender_filter):
@@ -861,22 +874,28 @@ def main_run():
                     entry.update({"status": "SKIPPED", "reason": "sqlite-utils not installed"})
                     sres["contenders"].append(entry)
                     continue
-                runs = []
-                plan = ["warmup"] * cfg.warmup + ["run%d" % (k + 1) for k in range(cfg.runs)]
-                for tag in plan:
-                    r = run_once(cfg, man, scen, c, tmpl, exp, rows, logdir, tag)
+                lineup.append({"c": c, "entry": entry, "tmpl": tmpl, "exp": exp, "rows": rows,
+                               "in_bytes": in_bytes, "runs": [], "failed": False})
+            plan = ["warmup"] * cfg.warmup + ["run%d" % (k + 1) for k in range(cfg.runs)]
+            for tag in plan:
+                for u in lineup:
+                    if u["failed"]:
+                        continue   # a failing contender is not retried
+                    c = u["c"]
+                    r = run_once(cfg, man, scen, c, u["tmpl"], u["exp"], u["rows"], logdir, tag)
                     r["tag"] = tag
-                    runs.append(r)
+                    u["runs"].append(r)
                     log("  %-44s %-7s %8.2f s  %10.0f rows/s  rss %6.1f MiB  %s%s" % (
                         c.label, tag, r["seconds"], r["rows_per_s"], r.get("rss_kib", 0) / 1024,
                         r["status"], (" (" + r["reason"] + ")") if r.get("reason") else ""))
-                    if r["status"] != "ok":
-                        break   # a failing contender is not retried
-                entry.update(summarize(c, runs, rows, in_bytes))
-                entry["all_runs"] = runs
+                    u["failed"] = r["status"] != "ok"
+            for u in lineup:
+                entry = u["entry"]
+                entry.update(summarize(u["c"], u["runs"], u["rows"], u["in_bytes"]))
+                entry["all_runs"] = u["runs"]
                 sres["contenders"].append(entry)
-                with open(res_path, "w") as f:
-                    json.dump(results, f, indent=1)
+            with open(res_path, "w") as f:
+                json.dump(results, f, indent=1)
     finally:
         results["finished"] = datetime.datetime.now().isoformat(timespec="seconds")
         results["machine"]["loadavg_end"] = loadavg()
@@ -1074,7 +1093,8 @@ def write_report(outdir, results):
     L = []
     L.append("# sqlimport benchmark — %s" % results["started"][:10])
     L.append("")
-    L.append("N = %s rows, %d timed run(s) per contender (median) after %d warm-up run(s), seed %d. "
+    L.append("N = %s rows, %d timed run(s) per contender (median) after %d warm-up run(s), seed %d; "
+             "the runs of a scenario are interleaved (every contender's warm-up, then round 1 of each, ...). "
              "Started %s, finished %s." % ("{:,}".format(cfg["N"]), cfg["RUNS"], cfg["WARMUP"], cfg["SEED"],
                                           results["started"], results.get("finished", "?")))
     if results["data"].get("small"):
