@@ -8,8 +8,9 @@ binaries first. Configuration comes from the environment:
   RUNS=3              timed runs per contender and scenario (median reported)
   WARMUP=1            untimed warm-up runs before them
   SEED=42             generator seed
-  SCENARIOS=...       comma list of: first,rerun,delta,csv,parse,export,snapshot,restore
+  SCENARIOS=...       comma list of: first,rerun,delta,csv,parse,export,snapshot,restore,memory
                       (default all)
+  MEMORY_SCALE=10     the memory scenario streams N and MEMORY_SCALE x N rows
   CONTENDERS=...      comma list of substrings; only matching contenders run
   SQLITE_UTILS_N=0       rows used for sqlite-utils (0 = the same N as the others)
   SQLIMPORT_BIN       the sqlimport binary (default .build/release/sqlimport)
@@ -48,7 +49,7 @@ CREATE UNIQUE INDEX idx_items_sync_identity ON items (libraryID, remoteID) WHERE
 """
 COLS = ["id", "name", "libraryID", "remoteID", "notes", "updatedAt",
         "price", "qty", "active", "tags", "meta"]
-ALL_SCENARIOS = ["first", "rerun", "delta", "csv", "parse", "export", "snapshot", "restore"]
+ALL_SCENARIOS = ["first", "rerun", "delta", "csv", "parse", "export", "snapshot", "restore", "memory"]
 # Scenarios that read the loaded database instead of importing into one.
 OP_SCENARIOS = ("export", "snapshot", "restore")
 # The stock-tool contender each of them is compared with (targets, "vs stock", the chart).
@@ -63,7 +64,11 @@ SCENARIO_TITLES = {
     "export": "Export of the loaded items table, zstd-compressed",
     "snapshot": "Snapshot of the loaded database (VACUUM INTO + zstd)",
     "restore": "Restore of a snapshot into a new database",
+    "memory": "Peak memory as the input grows (N and MEMORY_SCALE x N rows streamed from stdin)",
 }
+# The memory scenario passes when the larger input's peak RSS is within this factor of
+# the smaller one's ("flat"), for the import and for parse only.
+MEMORY_FLAT_FACTOR = 1.05
 
 
 def env_int(name, default):
@@ -106,6 +111,7 @@ class Config:
         self.sqlite_utils = os.environ.get("SQLITE_UTILS_BIN") or os.path.join(HERE, ".venv/bin/sqlite-utils")
         self.python = os.environ.get("PYTHON") or sys.executable
         self.cache_mib = env_int("CACHE_MIB", 256)
+        self.memory_scale = max(2, env_int("MEMORY_SCALE", 10))
         self.timeout = env_int("RUN_TIMEOUT", 3600)
         self.work = os.path.join(HERE, "work")
         self.rundir = os.path.abspath(os.environ.get("RUN_DIR") or os.path.join(self.work, "run"))
@@ -728,6 +734,77 @@ def run_op_scenario(cfg, man, templates, scen, sres, logdir, save):
             remove_db(p)
 
 
+def replicated_jsonl_feed(base, copies):
+    """A shell loop that writes `copies` copies of base.jsonl, copy i with ids itm<i>-...
+    and remote ids rm<i>-..., so every row is a new key for both unique indexes."""
+    return "for i in $(seq 0 %d); do sed 's/\"itm-/\"itm'$i'-/; s/\"rm-/\"rm'$i'-/' %s; done" % (
+        copies - 1, shlex.quote(rel(base)))
+
+
+def run_memory_scenario(cfg, man, templates, sres, logdir, save):
+    """Peak RSS at N and at MEMORY_SCALE x N rows, streamed through stdin (so the input's
+    size cannot matter to anything but sqlimport), for an import and for parse only. One
+    run each: this scenario measures memory; its times are for information."""
+    base = os.path.join(cfg.data, "base.jsonl")
+    n = man["n"]
+    remote_rows = man["expected"]["base"]["n_remoteID"]
+    os.makedirs(cfg.rundir, exist_ok=True)
+    db = os.path.join(cfg.rundir, "memory.db")
+    tmpl = templates[(False, "empty")]
+    for size, copies in (("small", 1), ("large", cfg.memory_scale)):
+        rows = n * copies
+        # the renamed ids add len(str(i)) bytes to every id and every non-null remoteID
+        in_bytes = sum(os.path.getsize(base) + len(str(i)) * (n + remote_rows) for i in range(copies))
+        feed = replicated_jsonl_feed(base, copies)
+        for kind in ("import", "parse"):
+            # --dry-run prints its plan on stdout, so the report goes to a file of its own
+            report = os.path.join(logdir, "memory-%s-%s.report.json" % (kind, size))
+            si = [rel(cfg.sqlimport), "import", "-", "--db", rel(db), "--table", "items", "--upsert", "id",
+                  "--format", "jsonl", "--quiet", "--report", rel(report)] + (["--dry-run"] if kind == "parse" else [])
+            command = "set -o pipefail; %s | %s" % (feed, shlex.join(si))
+            label = "sqlimport %s, %s rows from stdin" % ("--dry-run" if kind == "parse" else "auto",
+                                                          "{:,}".format(rows))
+            remove_db(db)
+            shutil.copyfile(tmpl, db)
+            if os.path.exists(report):
+                os.remove(report)
+            r, _ = timed_run(cfg, ["bash", "-c", command], logdir, "memory-%s-%s" % (kind, size))
+            r["tag"] = "run1"
+            r["seconds"] = r["wall_s"]
+            r["rows_per_s"] = rows / r["seconds"] if r["seconds"] > 0 else 0.0
+            if r["status"] == "ok":
+                try:
+                    with open(report) as f:
+                        counts = json.load(f).get("counts") or {}
+                    r["counts"] = counts
+                    con = sqlite3.connect(db)
+                    try:
+                        stored = con.execute("SELECT count(*) FROM items").fetchone()[0]
+                    finally:
+                        con.close()
+                except (OSError, ValueError, sqlite3.Error) as e:
+                    counts, stored = {}, None
+                    r["status"], r["reason"] = "FAILED", "no report or database: %s" % e
+                want_stored = 0 if kind == "parse" else rows
+                if r["status"] == "ok" and (counts.get("read") != rows or stored != want_stored):
+                    r["status"] = "FAILED"
+                    r["reason"] = "read %s records and stored %s rows, expected %s and %s" % (
+                        counts.get("read"), stored, rows, want_stored)
+            log("  %-44s %8.2f s  %10.0f rows/s  rss %6.1f MiB  %s%s" % (
+                label[:44], r["seconds"], r["rows_per_s"], r.get("rss_kib", 0) / 1024, r["status"],
+                (" (" + r["reason"] + ")") if r.get("reason") else ""))
+            entry = {"key": "sqlimport-memory-%s-%s" % (kind, size), "label": label, "kind": "sqlimport",
+                     "note": "peak RSS of the pipeline's largest process, sqlimport; one run",
+                     "small": False, "input": "%d renamed cop%s of %s" % (copies, "y" if copies == 1 else "ies",
+                                                                          rel(base)),
+                     "command": command, "db_before": rel(tmpl)}
+            entry.update(summarize(None, [r], rows, in_bytes))
+            entry["all_runs"] = [r]
+            sres["contenders"].append(entry)
+            save()
+    remove_db(db)
+
+
 # --------------------------------------------------------------------------
 # environment description
 
@@ -830,11 +907,18 @@ def main_run():
             log("== scenario %s ==" % scen)
             sres = {"title": SCENARIO_TITLES[scen], "contenders": []}
             results["scenarios"][scen] = sres
+            def save():
+                with open(res_path, "w") as f:
+                    json.dump(results, f, indent=1)
             if scen in OP_SCENARIOS:
-                def save():
-                    with open(res_path, "w") as f:
-                        json.dump(results, f, indent=1)
                 run_op_scenario(cfg, man, templates, scen, sres, logdir, save)
+                continue
+            if scen == "memory":
+                if cfg.contender_filter and not any(f in "sqlimport" for f in cfg.contender_filter):
+                    continue
+                sres["title"] = "Peak memory as the input grows (%s and %s rows streamed from stdin)" % (
+                    "{:,}".format(cfg.n), "{:,}".format(cfg.n * cfg.memory_scale))
+                run_memory_scenario(cfg, man, templates, sres, logdir, save)
                 continue
             # Every contender is set up first; then the runs are interleaved (the warm-ups
             # of all, then round 1 of each, round 2 of each...), so that a machine that
@@ -1002,6 +1086,20 @@ def evaluate_targets(results):
                 "export", "sqlimport-export-jsonl", 1.0)
     time_target("Snapshot: sqlimport snapshot within 10% of VACUUM INTO + zstd -3 -T2",
                 "snapshot", "sqlimport-snapshot", 1.10)
+    if "memory" in S:
+        for kind, what in (("import", "import"), ("parse", "parse only")):
+            a = find(S["memory"], "sqlimport-memory-%s-small" % kind)
+            b = find(S["memory"], "sqlimport-memory-%s-large" % kind)
+            if a is None or b is None:
+                continue
+            name = "Memory flat (%s): peak RSS at %s rows within %d%% of %s rows" % (
+                what, "{:,}".format(b["rows"]), round((MEMORY_FLAT_FACTOR - 1) * 100), "{:,}".format(a["rows"]))
+            if not (ok(a) and ok(b)):
+                t.append({"target": name, "status": "not met", "detail": "a run FAILED"})
+                continue
+            t.append({"target": name,
+                      "status": "met" if b["peak_rss_mib"] <= a["peak_rss_mib"] * MEMORY_FLAT_FACTOR else "not met",
+                      "detail": "%.1f MiB vs %.1f MiB" % (b["peak_rss_mib"], a["peak_rss_mib"])})
     limit = 64 + cfg["CACHE_MIB"]
     worst = None
     for scen, sres in S.items():

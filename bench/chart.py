@@ -5,10 +5,11 @@
 
 One panel per scenario, one horizontal bar per contender: rows/s (MB/s for
 the parse-only scenario; MB/s of the database for export, snapshot and
-restore), on a linear scale per panel. A dashed line marks the C loader's
-best rows/s (the 300 MB/s target in the parse panel, the stock sqlite3/zstd
-tools in the export, snapshot and restore panels); failed contenders are
-drawn as red stubs.
+restore; peak RSS for the memory scenario), on a linear scale per panel. A
+dashed line marks the C loader's best rows/s (the 300 MB/s target in the
+parse panel, the stock sqlite3/zstd tools in the export, snapshot and restore
+panels, the RSS limit in the memory panel); failed contenders are drawn as
+red stubs.
 """
 import json
 import os
@@ -28,6 +29,8 @@ PANEL_GAP = 26
 def fmt(v, unit):
     if unit == "MB/s":
         return "%.0f MB/s" % v
+    if unit == "MiB":
+        return "%.1f MiB" % v
     if v >= 1e6:
         return "%.2fM rows/s" % (v / 1e6)
     if v >= 1e3:
@@ -55,7 +58,9 @@ def write_svg(results, path):
             continue
         op = scen in OP_SCENARIOS
         unit = "MB/s" if scen == "parse" or op else "rows/s"
-        key = "mb_per_s" if unit == "MB/s" else "rows_per_s"
+        if scen == "memory":
+            unit = "MiB"
+        key = {"MB/s": "mb_per_s", "MiB": "peak_rss_mib"}.get(unit, "rows_per_s")
         vals = [c.get(key) or 0 for c in cs if c.get("status") == "ok"]
         stock = max([c.get("mb_per_s") or 0 for c in cs
                      if c.get("kind") == "stock" and c.get("status") == "ok"] or [0])
@@ -64,7 +69,8 @@ def write_svg(results, path):
         vmax = max(vals) if vals and max(vals) > 0 else 1.0
         y += PANEL_GAP
         parts.append('<text x="10" y="%d" font-size="14" font-weight="bold">%s</text>' % (
-            y, escape(sres.get("title", scen) + " — " + ("MB/s of the database" if op else unit))))
+            y, escape(sres.get("title", scen) + " — " + ("MB/s of the database" if op else
+                                                         "peak RSS" if unit == "MiB" else unit))))
         y += 8
         top = y
         height = ROW_H * len(cs)
@@ -77,6 +83,10 @@ def write_svg(results, path):
         elif unit == "MB/s":
             ref, ref_label = 300.0, "target 300 MB/s"
             vmax = max(vmax, 300.0)
+        elif unit == "MiB":
+            limit = 64 + results.get("config", {}).get("CACHE_MIB", 256)
+            ref, ref_label = limit, "limit %d MiB" % limit
+            vmax = max(vmax, limit)
         if ref:
             x = LABEL_W + BAR_W * ref / vmax
             parts.append('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#888" stroke-dasharray="4,3" '
