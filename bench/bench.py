@@ -127,6 +127,12 @@ class Config:
         self.results = rd
 
 
+    def selects(self, key, label):
+        """Whether CONTENDERS (substrings of a key or label) lets this contender run."""
+        return not self.contender_filter or any(f in key.lower() or f in label.lower()
+                                                for f in self.contender_filter)
+
+
 # --------------------------------------------------------------------------
 # data and templates
 
@@ -660,8 +666,7 @@ def run_op_scenario(cfg, man, templates, scen, sres, logdir, save):
     sres["db_bytes"] = db_bytes
     sres["source"] = rel(tmpl)
     cs = [c for c in op_contenders(cfg, man, scen, src, snap_in)
-          if not cfg.contender_filter or any(f in c.key.lower() or f in c.label.lower()
-                                             for f in cfg.contender_filter)]
+          if cfg.selects(c.key, c.label)]
     if not cs:
         return
     copy_synced(tmpl, src)
@@ -766,6 +771,9 @@ def run_memory_scenario(cfg, man, templates, sres, logdir, save):
             command = "set -o pipefail; %s | %s" % (feed, shlex.join(si))
             label = "sqlimport %s, %s rows from stdin" % ("--dry-run" if kind == "parse" else "auto",
                                                           "{:,}".format(rows))
+            key = "sqlimport-memory-%s-%s" % (kind, size)
+            if not cfg.selects(key, label):
+                continue
             remove_db(db)
             shutil.copyfile(tmpl, db)
             if os.path.exists(report):
@@ -795,7 +803,7 @@ def run_memory_scenario(cfg, man, templates, sres, logdir, save):
             log("  %-44s %8.2f s  %10.0f rows/s  rss %6.1f MiB  %s%s" % (
                 label[:44], r["seconds"], r["rows_per_s"], r.get("rss_kib", 0) / 1024, r["status"],
                 (" (" + r["reason"] + ")") if r.get("reason") else ""))
-            entry = {"key": "sqlimport-memory-%s-%s" % (kind, size), "label": label, "kind": "sqlimport",
+            entry = {"key": key, "label": label, "kind": "sqlimport",
                      "note": "peak RSS of the pipeline's largest process, sqlimport; one run",
                      "small": False, "input": "%d renamed cop%s of %s" % (copies, "y" if copies == 1 else "ies",
                                                                           rel(base)),
@@ -916,8 +924,6 @@ def main_run():
                 run_op_scenario(cfg, man, templates, scen, sres, logdir, save)
                 continue
             if scen == "memory":
-                if cfg.contender_filter and not any(f in "sqlimport" for f in cfg.contender_filter):
-                    continue
                 sres["title"] = "Peak memory as the input grows (%s and %s rows streamed from stdin)" % (
                     "{:,}".format(cfg.n), "{:,}".format(cfg.n * cfg.memory_scale))
                 run_memory_scenario(cfg, man, templates, sres, logdir, save)
@@ -927,8 +933,7 @@ def main_run():
             # slows down or speeds up during the scenario shifts every contender alike.
             lineup = []
             for c in contenders_for(cfg, man, scen):
-                if cfg.contender_filter and not any(f in c.key.lower() or f in c.label.lower()
-                                                    for f in cfg.contender_filter):
+                if not cfg.selects(c.key, c.label):
                     continue
                 small = c.small
                 if scen == "delta":

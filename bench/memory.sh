@@ -1,6 +1,7 @@
 #!/bin/bash
-# Peak memory of sqlimport as input grows: 1M vs 10M rows, a 1 GB JSON array, and a
-# 1 GB CSV of 1 MiB quoted fields. Prints one line per case: case, rows, wall s, peak RSS.
+# Peak memory of sqlimport on large records and documents: a 1.1 GB JSON array and a 1 GB
+# CSV of 1 MiB quoted fields. Prints one line per case: case, rows, wall s, peak RSS.
+# N vs 10·N rows from stdin is the report's memory scenario (SCENARIOS=memory bash bench/run.sh).
 #   bash bench/memory.sh [path/to/sqlimport]     (needs bench/work/data-n1000000-s42 from bench/run.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,16 +17,8 @@ measure() {  # name rows command...
   read -r wall kb < "$W/time.txt"
   printf '%-44s %10s rows  %8.1f s  peak RSS %7.1f MiB\n' "$name" "$rows" "$wall" "$(echo "$kb / 1024" | bc -l)"
 }
-# Ten renamed copies of the 1M file: unique ids and remote ids, streamed through stdin.
+# Renamed copies of the 1M file: unique ids and remote ids.
 copies() { for i in $(seq 0 $(($1 - 1))); do sed "s/\"itm-/\"itm$i-/; s/\"rm-/\"rm$i-/" "$D/base.jsonl"; done; }
-
-for n in 1 10; do
-  rm -f "$W/items.db"*; schema "$W/items.db"
-  measure "JSONL from stdin, --upsert id" "${n}000000" bash -c "$(declare -f copies); D=$D copies $n | $BIN - --db $W/items.db --table items --upsert id -q"
-done
-for n in 1 10; do
-  measure "JSONL from stdin, --dry-run (parse only)" "${n}000000" bash -c "$(declare -f copies); D=$D copies $n | $BIN - --db $W/none.db --table items --dry-run -q"
-done
 
 # A 1.1 GB JSON array (three renamed copies of the 1M rows), streamed element by element.
 if [ ! -f "$W/array.json" ]; then
