@@ -25,8 +25,8 @@ if [[ ! -x $out/sqlimport-fuzz ]] || [[ -n $(find "${sources[@]}" -newer "$out/s
 fi
 seeds=(Fuzz/corpus/"$target")
 case $target in
-  json) [[ -d ../shared/conformance/json/test_parsing ]] && seeds+=(../shared/conformance/json/test_parsing) ;;
-  csv) [[ -d ../shared/conformance/csv/csvs ]] && seeds+=(../shared/conformance/csv/csvs) ;;
+  json) [[ -d fixtures/conformance/json/test_parsing ]] && seeds+=(fixtures/conformance/json/test_parsing) ;;
+  csv) [[ -d fixtures/conformance/csv/csvs ]] && seeds+=(fixtures/conformance/csv/csvs) ;;
 esac
 cd "$out"
 SWIFT_BACKTRACE=enable=no FUZZ_TARGET=$target exec ./sqlimport-fuzz "work-$target" "${seeds[@]/#/../../}" \

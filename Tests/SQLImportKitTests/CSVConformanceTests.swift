@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import SQLImportKit
 
-/// csv-spectrum (max-mapper/csv-spectrum, ../shared/conformance/csv): each CSV yields
+/// csv-spectrum (max-mapper/csv-spectrum, fixtures/conformance/csv): each CSV yields
 /// exactly the rows of its JSON twin.
 @Suite struct CSVConformanceTests {
     static let folder = TestSupport.conformance.appendingPathComponent("csv")

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import SQLImportKit
 
-/// JSONTestSuite (nst/JSONTestSuite, ../shared/conformance/json/test_parsing): every
+/// JSONTestSuite (nst/JSONTestSuite, fixtures/conformance/json/test_parsing): every
 /// `y_` document accepted, every `n_` document rejected, no `i_` document crashes.
 @Suite struct JSONConformanceTests {
     static let folder = TestSupport.conformance.appendingPathComponent("json/test_parsing")

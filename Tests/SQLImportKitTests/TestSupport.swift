@@ -8,8 +8,8 @@ enum TestSupport {
     /// The package's root folder.
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let fixtures = packageRoot.appendingPathComponent("fixtures")
-    /// `../shared/conformance`, beside the clone.
-    static let conformance = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/conformance")
+    /// `fixtures/conformance`: the vendored third-party corpora (see its README).
+    static let conformance = packageRoot.appendingPathComponent("fixtures/conformance")
 
     /// The tests run with the rollback journal's writes joined and writeback started
     /// early, as the `sqlimport` command does: every connection opened after the first
