@@ -44,12 +44,12 @@ enum ExitStatus {
             return badData
         case let error as SchemaError:
             switch error {
-            case .invalidTypeOverride, .unknownColumnInOption, .notATable: return usage
+            case .invalidTypeOverride, .unknownColumnInOption, .notATable, .unknownSchema: return usage
             default: return badData
             }
         case let error as UpsertError:
             switch error {
-            case .keyNotInInput, .duplicateKeysBlockIndex: return badData
+            case .keyNotInInput, .duplicateKeysBlockIndex, .nullKey, .duplicateKey, .nullKeyNeedsPrimaryKey: return badData
             default: return usage
             }
         case let error as ImportError:

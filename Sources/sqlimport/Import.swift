@@ -85,6 +85,14 @@ struct Import: ParsableCommand {
     @Flag(help: "Continue an interrupted --commit-every run after its last commit.")
     var resume = false
 
+    @Option(help: ArgumentHelp(
+        "A record whose --upsert key has a NULL column (or is outside a partial index), when the input has no primary key to match it by: error (commit nothing), skip (set it aside) or insert (a new row each run).",
+        valueName: "error|skip|insert"))
+    var nullKey = "error"
+
+    @Option(help: ArgumentHelp("A record that repeats an earlier record's --upsert key: warn (the later wins, counted) or error (commit nothing).", valueName: "warn|error"))
+    var duplicateKeys = "warn"
+
     @Option(help: ArgumentHelp("On a bad record: abort (commit nothing) or skip (set it aside).", valueName: "abort|skip"))
     var onError = "abort"
 
@@ -113,6 +121,8 @@ struct Import: ParsableCommand {
         if let rowsPerStatement, rowsPerStatement < 1 { throw ValidationError("--rows-per-statement must be at least 1") }
         for type in types where !type.contains("=") { throw ValidationError("--type \(type): expected COLUMN=TYPE, e.g. --type zip=TEXT") }
         if ImportOptions.ErrorPolicy(rawValue: onError) == nil { throw ValidationError("--on-error \(onError): expected abort or skip") }
+        if ImportOptions.NullKeyPolicy(rawValue: nullKey) == nil { throw ValidationError("--null-key \(nullKey): expected error, skip or insert") }
+        if ImportOptions.DuplicateKeyPolicy(rawValue: duplicateKeys) == nil { throw ValidationError("--duplicate-keys \(duplicateKeys): expected warn or error") }
     }
 
     var options: ImportOptions {
@@ -143,6 +153,8 @@ struct Import: ParsableCommand {
         options.commitEvery = commitEvery
         options.resume = resume
         options.onError = ImportOptions.ErrorPolicy(rawValue: onError)!
+        options.nullKey = ImportOptions.NullKeyPolicy(rawValue: nullKey)!
+        options.duplicateKeys = ImportOptions.DuplicateKeyPolicy(rawValue: duplicateKeys)!
         options.rejectsPath = rejects
         options.maxErrors = maxErrors
         options.wal = wal

@@ -20,7 +20,7 @@ struct Inspect: ParsableCommand {
             var configuration = Configuration()
             configuration.readonly = true
             let queue = try DatabaseQueue(path: database.resolved, configuration: configuration)
-            schema = try queue.read { try TableSchema.read($0, table: table) }
+            schema = try queue.read { try TableSchema.read($0, table: TableSchema.resolveName($0, requested: table)) }
         } catch {
             FileHandle.standardError.writeLine("sqlimport: error: \(ExitStatus.message(for: error))")
             throw ExitCode(ExitStatus.code(for: error))

@@ -15,6 +15,9 @@ enum SummaryFormatter {
             parts.append("\(grouped(counts.unchanged)) unchanged")
             if counts.skipped > 0 { parts.append("\(grouped(counts.skipped)) skipped") }
             if counts.outsidePartialIndex > 0 { parts.append("\(grouped(counts.outsidePartialIndex)) outside partial index") }
+            if counts.ignored > 0 { parts.append("\(grouped(counts.ignored)) ignored") }
+            if counts.nullKey > 0 { parts.append("\(grouped(counts.nullKey)) null key") }
+            if counts.duplicateKeys > 0 { parts.append("\(grouped(counts.duplicateKeys)) duplicate keys") }
             parts.append("\(grouped(counts.rejected)) rejected")
         }
         let seconds = max(summary.durationSeconds, 0.000_001)

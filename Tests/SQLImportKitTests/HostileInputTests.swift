@@ -76,7 +76,7 @@ import Testing
         #expect(try scratch.columns("t") == [key, other, added])
         #expect(try scratch.count("t") == 3)
         let index = try DatabaseQueue(path: scratch.database).read { try String.fetchOne($0, sql: "SELECT sql FROM sqlite_schema WHERE type = 'index'") }
-        #expect(index == #"CREATE UNIQUE INDEX "sqlimport_t_a""b" ON "t" ("a""b")"#)
+        #expect(index == #"CREATE UNIQUE INDEX "sqlimport_t_a""b" ON "t" ("a""b") WHERE "a""b" IS NOT NULL"#)
         #expect(try scratch.keepIsIntact())
     }
 

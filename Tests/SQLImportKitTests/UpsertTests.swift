@@ -129,21 +129,31 @@ import Testing
     }
 
     @Test(arguments: strategies)
-    func withoutAPrimaryKeyRowsOutsideThePredicateAreInsertedAndWarned(_ strategy: WriteStrategyKind) throws {
+    func withoutAPrimaryKeyRowsOutsideThePredicateStopTheRunUnlessTheUserChooses(_ strategy: WriteStrategyKind) throws {
         let fixture = try Fixture(schema: """
             CREATE TABLE items (name TEXT, libraryID INTEGER, remoteID TEXT);
             CREATE UNIQUE INDEX by_remote ON items (libraryID, remoteID) WHERE remoteID IS NOT NULL;
             """)
         defer { fixture.cleanUp() }
         let input = TestSupport.write(#"{"name":"a","libraryID":1,"remoteID":"x"}\#n{"name":"b","libraryID":1,"remoteID":null}"#, to: fixture.directory.appendingPathComponent("i.jsonl"))
-        let summary = try TestSupport.runImport([input], database: fixture.database) {
-            $0.table = "items"
-            $0.upsert = ["remoteID", "libraryID"]
-            $0.strategy = strategy
+        func run(_ policy: ImportOptions.NullKeyPolicy?) throws -> ImportSummary {
+            try TestSupport.runImport([input], database: fixture.database) {
+                $0.table = "items"
+                $0.upsert = ["remoteID", "libraryID"]
+                $0.strategy = strategy
+                if let policy { $0.nullKey = policy }
+            }
         }
-        #expect(summary.counts.outsidePartialIndex == 1)
-        #expect(summary.fallbackKey == nil)
-        #expect(summary.warnings.contains { $0.contains("a re-run will insert them again") })
+        // By default: exit 65's error, naming the line and the flags, nothing committed.
+        #expect { try run(nil) } throws: { "\($0)".contains("i.jsonl:2") && "\($0)".contains("--null-key insert") }
+        #expect(try DatabaseQueue(path: fixture.database).read { try Int.fetchOne($0, sql: "SELECT count(*) FROM items") } == 0)
+        let skipped = try run(.skip)
+        #expect(skipped.counts.nullKey == 1 && skipped.counts.rejected == 1 && skipped.counts.inserted == 1)
+        let inserted = try run(.insert)
+        #expect(inserted.counts.outsidePartialIndex == 1)
+        #expect(inserted.counts.nullKey == 1 && inserted.counts.inserted == 1 && inserted.counts.unchanged == 1)
+        #expect(inserted.fallbackKey == nil)
+        #expect(inserted.warnings.contains { $0.contains("a re-run will insert them again") && $0.contains("i.jsonl:2") })
     }
 
     @Test(arguments: strategies)
@@ -179,11 +189,22 @@ import Testing
         let fixture = try Fixture()
         defer { fixture.cleanUp() }
         let items = Self.items(1 ... 3) + Self.items(1 ... 3, suffix: " second") + Self.items(1 ... 1, suffix: " third")
+        // In one batch the earlier records are superseded and never written.
         let counts = try fixture.run(fixture.input(items), strategy: strategy)
         #expect(counts.inserted == 3)
-        #expect(counts.updated == 4)
+        #expect(counts.updated == 0)
+        #expect(counts.duplicateKeys == 4)
         let names = try DatabaseQueue(path: fixture.database).read { try String.fetchAll($0, sql: "SELECT name FROM items ORDER BY id") }
         #expect(names == ["item 1 third", "item 2 second", "item 3 second"])
+        // Across batches each record is written in order, and the repeats are counted.
+        let other = try Fixture()
+        defer { other.cleanUp() }
+        let spread = try other.run(other.input(items), strategy: strategy) { $0.rowsPerBatch = 2 }
+        #expect(spread.inserted == 3 && spread.updated == 4 && spread.duplicateKeys == 4)
+        #expect(try other.dump() == (try fixture.dump()))
+        // A re-run of the unchanged file writes nothing.
+        let again = try fixture.run(fixture.input(items), strategy: strategy)
+        #expect(again.updated == 0 && again.unchanged == 3 && again.duplicateKeys == 4)
     }
 
     @Test(arguments: strategies)
@@ -203,7 +224,9 @@ import Testing
         let text = Self.jsonl(delta) + dropped.joined(separator: "\n") + "\n" + Self.jsonl(away + Self.items(161 ... 161, day: 3, suffix: " (back)"))
         let input = TestSupport.write(text, to: fixture.directory.appendingPathComponent("delta.jsonl"))
         let counts = try fixture.run(input, strategy: strategy) { $0.upsert = ["id"] }
-        #expect(counts.updated == 162)
+        // 161's first record is superseded by its second within the batch.
+        #expect(counts.updated == 161)
+        #expect(counts.duplicateKeys == 1)
         #expect(counts.inserted == 0)
         let queue = try DatabaseQueue(path: fixture.database)
         func value(_ sql: String) throws -> String? { try queue.read { try String.fetchOne($0, sql: sql) } }
@@ -356,9 +379,11 @@ import Testing
         let database = directory.appendingPathComponent("db").path
         try TestSupport.createDatabase(database, schema: TestSupport.seedsSchema)
         let input = TestSupport.write(UpsertTests.jsonl(UpsertTests.items(1 ... 50, nullRemoteEvery: 7)), to: directory.appendingPathComponent("i.jsonl"))
+        try DatabaseQueue(path: database).write { try $0.execute(sql: "CREATE INDEX by_name ON items (name)") }
         let byID = try TestSupport.runImport([input], database: database) { $0.table = "items"; $0.upsert = ["id"] }
-        #expect(byID.deferredIndexes == ["idx_items_sync_identity"])
-        #expect(byID.strategy == "multirow")
+        // A unique index decides outcomes row by row: only the plain one is deferred.
+        #expect(byID.deferredIndexes == ["by_name"])
+        #expect(byID.strategy == "cached")
         // The index is back, with its predicate, and the run is idempotent through it.
         let again = try TestSupport.runImport([input], database: database) { $0.table = "items"; $0.upsert = ["libraryID", "remoteID"] }
         #expect(again.deferredIndexes.isEmpty)
@@ -373,7 +398,9 @@ import Testing
         #expect(byIdentity.strategy == "cached")
     }
 
-    @Test func duplicatesAgainstADeferredUniqueIndexAbortTheRun() throws {
+    /// A first load into an empty table gives the outcome a load into a non-empty one
+    /// gives: the unique index is kept, so the duplicate fails at its own line.
+    @Test func duplicatesAgainstAnotherUniqueIndexFailAtTheirLineOnAFirstLoad() throws {
         let directory = TestSupport.temporaryDirectory()
         defer { TestSupport.remove(directory) }
         let database = directory.appendingPathComponent("db").path
@@ -385,7 +412,7 @@ import Testing
         #expect {
             try TestSupport.runImport([input], database: database) { $0.table = "items"; $0.upsert = ["id"] }
         } throws: { error in
-            "\(error)".contains("unique index \"idx_items_sync_identity\"")
+            "\(error)".contains("i.jsonl:6") && "\(error)".contains("UNIQUE constraint failed: items.libraryID, items.remoteID")
         }
         let queue = try DatabaseQueue(path: database)
         #expect(try queue.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM items") } == 0)

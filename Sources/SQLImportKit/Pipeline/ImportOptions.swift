@@ -42,6 +42,12 @@ public struct ImportOptions: Sendable {
     public var commitEvery: Int?
     /// `--resume`: continue a killed `--commit-every` run after its last commit.
     public var resume = false
+    /// `--null-key`: what happens to a record whose conflict target has a NULL column
+    /// (or that falls outside a partial target's predicate) when the input supplies no
+    /// primary key to match it by.
+    public var nullKey = NullKeyPolicy.error
+    /// `--duplicate-keys`: what a record repeating an earlier record's key does.
+    public var duplicateKeys = DuplicateKeyPolicy.warn
     /// `--on-error`: what a bad record does to the run.
     public var onError = ErrorPolicy.abort
     /// `--rejects FILE`: where `--on-error skip` writes bad records (JSON Lines).
@@ -65,6 +71,25 @@ public struct ImportOptions: Sendable {
         case abort
         /// Good records are applied; bad ones go to the rejects file.
         case skip
+    }
+
+    /// What a record the conflict target cannot match does (`--null-key`). Such a
+    /// record is never found again, so a nightly re-run would insert it every night.
+    public enum NullKeyPolicy: String, Sendable, CaseIterable {
+        /// Stop the run, nothing committed (exit 65).
+        case error
+        /// Set the record aside as a reject (exit 2).
+        case skip
+        /// Insert it as a new row, counted as `nullKey` and warned about.
+        case insert
+    }
+
+    /// What a record repeating an earlier record's key does (`--duplicate-keys`).
+    public enum DuplicateKeyPolicy: String, Sendable, CaseIterable {
+        /// The later record wins; counted as `duplicateKeys` and warned about.
+        case warn
+        /// Stop the run, nothing committed (exit 65).
+        case error
     }
 
     public init(inputs: [String], databasePath: String) {

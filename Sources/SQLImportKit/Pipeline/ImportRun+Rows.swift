@@ -18,14 +18,18 @@ extension ImportRun {
         }
         try batch.bytes.withUnsafeBufferPointer { buffer in
             let bytes = buffer.baseAddress!
-            var runStart = firstRow
-            var runShape: RowShape?
+            rowShapes.removeAll(keepingCapacity: true)
+            rowInside.removeAll(keepingCapacity: true)
             for row in firstRow ..< batch.rowCount {
                 let shape = session.shape(of: row, in: batch)
                 if shape.inputColumns.isEmpty { throw ImportError.emptyRecord(batch.position(row: row, inputName: inputName)) }
+                var inside = true
                 if let filter = session.partialFilter, try !filter.isInside(row: row, of: batch, shape: shape, session: session, bytes: bytes) {
                     summary.counts.outsidePartialIndex += 1
+                    inside = false
                 }
+                rowShapes.append(shape)
+                rowInside.append(inside)
                 if summary.statementSQL == nil {
                     summary.statementSQL = shape.statement.sql(rowCount: 1)
                     if let fallback = shape.statement.fallback?.statement {
@@ -33,15 +37,24 @@ extension ImportRun {
                             + fallback.sql(rowCount: 1)
                     }
                 }
+            }
+            try decideKeys(of: batch, firstRow: firstRow, shapes: rowShapes, inside: rowInside, inputName: inputName, into: &keyDecisions)
+            guard !options.dryRun else { return }
+            // Runs of consecutive records of one shape that are written.
+            var runStart = firstRow
+            var runShape: RowShape?
+            for row in firstRow ..< batch.rowCount {
+                let index = row - firstRow
+                let shape: RowShape? = keyDecisions[index] == .write ? rowShapes[index] : nil
                 if shape !== runShape {
-                    if let runShape, !options.dryRun {
+                    if let runShape {
                         try strategy.write(runStart ..< row, of: batch, shape: runShape, session: session, inputName: inputName, bytes: bytes)
                     }
                     runShape = shape
                     runStart = row
                 }
             }
-            if let runShape, !options.dryRun {
+            if let runShape {
                 try strategy.write(runStart ..< batch.rowCount, of: batch, shape: runShape, session: session, inputName: inputName, bytes: bytes)
             }
         }

@@ -12,8 +12,7 @@ extension ImportRun {
         let limit = Int(sqlite3_limit(db.sqliteConnection, SQLITE_LIMIT_COLUMN, -1))
         if columnNames.count > limit { throw SchemaError.tooManyColumns(table: table, count: columnNames.count, limit: limit) }
         try checkCaseCollisions(columnNames)
-        // Without --pk, the --upsert columns become the new table's primary key.
-        let primaryKey = options.primaryKey.isEmpty ? (options.upsert ?? []) : options.primaryKey
+        let (primaryKey, indexed) = try newTableKeys(sample: sample)
         let creation = try TableCreation.infer(
             table: table, columnNames: columnNames, sample: sample, sampleRows: options.inferRows,
             primaryKey: primaryKey, primaryKeyOption: options.primaryKey.isEmpty ? "--upsert" : "--pk",
@@ -26,8 +25,56 @@ extension ImportRun {
             schema = try TableSchema.read(db, table: table)
             tableIsReal = true
         }
+        if let indexed, var created = schema {
+            _ = try createIndex(on: indexed.columns, nullable: indexed.nullable, in: &created)
+            schema = created
+        }
         tableWasEmpty = true
         try resolveTarget()
+    }
+
+    /// The keys of a table this run creates, from `--pk` and `--upsert`:
+    /// - `--upsert` alone, never null in the sample: the primary key;
+    /// - `--upsert` columns that are null in the sample: the primary key is `--pk`, else
+    ///   the input's `id` field, and the `--upsert` columns get a unique index `WHERE col
+    ///   IS NOT NULL` for each such column (the seeds' shape), so that records outside it
+    ///   are matched by their primary key and a re-run is idempotent;
+    /// - `--pk` and another `--upsert`: the primary key, and a unique index on the
+    ///   `--upsert` columns (partial as above where they are null in the sample).
+    ///
+    /// - Throws: `UpsertError.nullKeyNeedsPrimaryKey` when a key column is null and no
+    ///   primary key can be had, before anything is written.
+    func newTableKeys(sample: [RecordBatch]) throws -> (primaryKey: [String], indexed: (columns: [String], nullable: [String])?) {
+        guard let upsert = options.upsert else { return (options.primaryKey, nil) }
+        func column(_ name: String) -> Int? { columnNames.firstIndex { $0.lowercased() == name.lowercased() } }
+        /// The first sampled record where one of `names` is null or missing, with those columns.
+        func firstNull(_ names: [String]) -> (SourcePosition, [String])? {
+            var remaining = options.inferRows
+            var found: (SourcePosition, Set<String>)?
+            for batch in sample where remaining > 0 {
+                for row in 0 ..< min(batch.rowCount, remaining) {
+                    for name in names {
+                        guard let index = column(name) else { continue }
+                        let kind = batch.cell(row: row, column: index).kind
+                        guard kind == .null || kind == .absent else { continue }
+                        if found == nil { found = (batch.position(row: row, inputName: inputNames[batch.inputIndex]), []) }
+                        found!.1.insert(name)
+                    }
+                }
+                remaining -= batch.rowCount
+            }
+            return found.map { position, columns in (position, names.filter { columns.contains($0) }) }
+        }
+        let nullable = firstNull(upsert)
+        let sameAsKey = Set(options.primaryKey.map { $0.lowercased() }) == Set(upsert.map { $0.lowercased() })
+        if !options.primaryKey.isEmpty {
+            return (options.primaryKey, sameAsKey ? nil : (upsert, nullable?.1 ?? []))
+        }
+        guard let (position, nullColumns) = nullable else { return (upsert, nil) }
+        guard let id = column("id").map({ columnNames[$0] }), !upsert.contains(where: { $0.lowercased() == "id" }), firstNull([id]) == nil else {
+            throw UpsertError.nullKeyNeedsPrimaryKey(table: table, columns: nullColumns, position: position)
+        }
+        return ([id], (upsert, nullColumns))
     }
 
     func checkFieldNames(_ names: [String]) throws {
@@ -60,7 +107,12 @@ extension ImportRun {
         }
         if let failure {
             guard case .noMatchingKey = failure, options.createIndex else { throw failure }
-            key = try createIndex(on: requested, in: &schema)
+            // A key column that may hold NULL makes the index partial (see createIndex).
+            let nullable = requested.filter { name in
+                let column = schema.columns[schema.columnIndex(named: name)!]
+                return !column.notNull && column.primaryKeyPosition == 0
+            }
+            key = try createIndex(on: requested, nullable: nullable, in: &schema)
             self.schema = schema
         }
         guard let key else { return }
@@ -71,7 +123,10 @@ extension ImportRun {
         summary.conflictTarget = key.columns
         summary.conflictPredicate = key.partialPredicate
         if tableIsReal {
-            let probe = UpsertStatement(table: table, columns: key.columns, target: target, policy: .ignore).sql()
+            // The conflict clause alone, before the session registers its SQL functions.
+            let probe = "INSERT INTO \(SQLIdentifier.quote(table)) (\(SQLIdentifier.quoteList(key.columns))) VALUES ("
+                + key.columns.map { _ in "?" }.joined(separator: ", ") + ") ON CONFLICT (\(SQLIdentifier.quoteList(key.columns)))"
+                + (key.partialPredicate.map { " WHERE \($0)" } ?? "") + " DO NOTHING"
             do {
                 _ = try db.makeStatement(sql: probe)
             } catch let error as DatabaseError {
@@ -80,8 +135,14 @@ extension ImportRun {
         }
     }
 
-    func createIndex(on columns: [String], in schema: inout TableSchema) throws -> UniqueKey {
+    /// Creates a unique index on `columns` (`--create-index`, or the `--upsert` key of a
+    /// table this run creates). Columns in `nullable` get `WHERE col IS NOT NULL`, so that
+    /// the index is partial and records with a NULL there go to the primary-key clause.
+    func createIndex(on columns: [String], nullable: [String], in schema: inout TableSchema) throws -> UniqueKey {
         let names = columns.map { name in schema.columns[schema.columnIndex(named: name)!].name }
+        let nullableNames = Set(nullable.map { $0.lowercased() })
+        let predicate = names.filter { nullableNames.contains($0.lowercased()) }.map { "\(SQLIdentifier.quote($0)) IS NOT NULL" }
+            .joined(separator: " AND ")
         let quoted = SQLIdentifier.quoteList(names)
         let notNull = names.map { "\(SQLIdentifier.quote($0)) IS NOT NULL" }.joined(separator: " AND ")
         if tableIsReal, let duplicate = try Row.fetchOne(
@@ -92,13 +153,15 @@ extension ImportRun {
         }
         let indexName = "sqlimport_\(table)_\(names.joined(separator: "_"))"
         let sql = "CREATE UNIQUE INDEX \(SQLIdentifier.quote(indexName)) ON \(SQLIdentifier.quote(table)) (\(quoted))"
+            + (predicate.isEmpty ? "" : " WHERE \(predicate)")
         summary.createdIndex = sql
-        let key = UniqueKey(indexName: indexName, columns: names, origin: .uniqueIndex, partialPredicate: nil)
+        var key = UniqueKey(indexName: indexName, columns: names, origin: .uniqueIndex, partialPredicate: predicate.isEmpty ? nil : predicate)
         if options.dryRun || !tableIsReal {
             schema.uniqueKeys.append(key)
         } else {
             try db.execute(sql: sql)
             schema = try TableSchema.read(db, table: table)!
+            key = schema.uniqueKeys.first { $0.indexName == indexName } ?? key
         }
         return key
     }
@@ -187,7 +250,10 @@ extension ImportRun {
                 throw UpsertError.newerColumnMissing(column: column, table: table)
             }
             let primaryKey = schema.primaryKey
-            if target.predicate != nil, !primaryKey.isEmpty,
+            // The primary-key clause: rows the target cannot match (outside a partial
+            // index, or with a NULL key column, which a UNIQUE index never matches) are
+            // matched by their primary key instead, so that a re-run finds them.
+            if !primaryKey.isEmpty,
                 Set(primaryKey.map { $0.lowercased() }) != Set(target.columns.map { $0.lowercased() }),
                 primaryKey.allSatisfy({ mapped.contains(schema.columnIndex(named: $0)!) })
             {

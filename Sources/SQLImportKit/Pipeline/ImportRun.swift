@@ -38,6 +38,17 @@ final class ImportRun {
     var deferredIndexes = DeferredIndexes()
     var rejectsFile: RejectsFile?
 
+    // Keys (`ImportRun+Keys`).
+    let keyLedger = KeyLedger()
+    var fingerprintScratch: [UInt64] = []
+    var lastRowOfKey: [UInt64: Int] = [:]
+    var firstNullKey: SourcePosition?
+    var firstDuplicate: String?
+    // Per-batch scratch of the write loop.
+    var rowShapes: [RowShape] = []
+    var rowInside: [Bool] = []
+    var keyDecisions: [KeyDecision] = []
+
     init(
         options: ImportOptions, db: Database, table: String, source: BatchSource, transaction: RunTransaction, summary: ImportSummary,
         progress: ((ImportProgress) -> Void)?
@@ -156,14 +167,23 @@ final class ImportRun {
             summary.counts.updated = counts.updated
             summary.counts.unchanged = counts.unchanged
             summary.counts.skipped = counts.skipped
+            summary.counts.ignored = counts.ignored
         }
     }
 
     func finishSummary() {
         syncCounts()
-        if summary.counts.outsidePartialIndex > 0, let target, target.fallbackKey == nil {
+        if summary.counts.nullKey > 0, let firstNullKey, options.nullKey == .insert {
             summary.warnings.append(
-                "\(summary.counts.outsidePartialIndex) record(s) fall outside the partial index's predicate (WHERE \(target.predicate ?? "")) and the input supplies no primary key: they were inserted as new rows, and a re-run will insert them again")
+                "\(summary.counts.nullKey) record(s) have a NULL key column or fall outside the partial index's predicate, and the input supplies no primary key (first: \(firstNullKey)): they were inserted as new rows (--null-key insert), and a re-run will insert them again")
+        }
+        if summary.counts.duplicateKeys > 0, let firstDuplicate {
+            summary.warnings.append(
+                "\(summary.counts.duplicateKeys) record(s) repeat the key of an earlier record; the later record won (first: \(firstDuplicate)). Pass --duplicate-keys error to refuse such input")
+        }
+        if summary.counts.ignored > 0 {
+            summary.warnings.append(
+                "\(summary.counts.ignored) record(s) were dropped by an ON CONFLICT IGNORE constraint of the table: neither inserted nor updated")
         }
         if summary.counts.numbersKeptAsText > 0 {
             summary.warnings.append("\(summary.counts.numbersKeptAsText) number(s) do not fit a 64-bit integer or a double exactly and were stored as TEXT")

@@ -44,7 +44,7 @@ public final class Importer {
 
     private func importAll(in db: Database, progress: ((ImportProgress) -> Void)?) throws -> ImportSummary {
         try validate(nested: db.isInsideTransaction)
-        let table = try options.resolvedTable()
+        let table = try TableSchema.resolveName(db, requested: options.resolvedTable())
         if options.wal && !options.dryRun {
             try db.execute(sql: "PRAGMA journal_mode = WAL")
         }

@@ -7,12 +7,12 @@ import GRDB
 /// - the table was empty at the start, and the run is all or nothing with
 ///   `--on-error abort` (never with `--commit-every`, so no commit ever lacks an index);
 /// - the index was made by `CREATE INDEX` (not a PRIMARY KEY or UNIQUE constraint), it
-///   is not the conflict target, and no foreign key refers to the table.
+///   is not unique, it is not the conflict target, no trigger names it, and no foreign
+///   key refers to the table.
 ///
-/// Rebuilding runs the index's own SQL from `sqlite_master`. Duplicates a unique index
-/// refuses are then an error, and the run rolls back, as a record-by-record failure would.
+/// Rebuilding runs the index's own SQL from `sqlite_master`.
 struct DeferredIndexes {
-    private(set) var indexes: [(name: String, sql: String, unique: Bool)] = []
+    private(set) var indexes: [(name: String, sql: String)] = []
 
     /// Drops the eligible indexes of `table`, keeping `keep` (the conflict target's).
     static func drop(_ db: Database, table: String, keep: String?) throws -> DeferredIndexes {
@@ -22,14 +22,19 @@ struct DeferredIndexes {
                            WHERE s.type = 'table' AND f."table" = ? COLLATE NOCASE)
             """, arguments: [table]) ?? true
         guard !referenced else { return deferred }
+        // A unique index decides outcomes row by row (a later record may resolve a
+        // duplicate an earlier one made), so it is never deferred; nor is an index that a
+        // trigger names (`INDEXED BY`), since the trigger would fail without it.
         let rows = try Row.fetchAll(db, sql: """
-            SELECT l.name, l."unique", s.sql FROM pragma_index_list(?) AS l JOIN sqlite_schema AS s ON s.name = l.name
-            WHERE l.origin = 'c' AND s.sql IS NOT NULL
+            SELECT l.name, s.sql FROM pragma_index_list(?) AS l JOIN sqlite_schema AS s ON s.name = l.name
+            WHERE l.origin = 'c' AND s.sql IS NOT NULL AND l."unique" = 0
             """, arguments: [table])
+        let triggers = try String.fetchAll(db, sql: "SELECT lower(sql) FROM sqlite_schema WHERE type = 'trigger' AND sql IS NOT NULL")
         for row in rows {
             let name: String = row["name"]
             if name == keep { continue }
-            deferred.indexes.append((name, row["sql"], row["unique"]))
+            if triggers.contains(where: { $0.contains(name.lowercased()) }) { continue }
+            deferred.indexes.append((name, row["sql"]))
             try db.execute(sql: "DROP INDEX \(SQLIdentifier.quote(name))")
         }
         return deferred
@@ -55,12 +60,6 @@ struct DeferredIndexes {
             try? db.execute(sql: "PRAGMA cache_size = \(cacheSize)")
             try? db.execute(sql: "PRAGMA threads = \(threads)")
         }
-        for index in indexes {
-            do {
-                try db.execute(sql: index.sql)
-            } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
-                throw SchemaError.duplicatesForUniqueIndex(table: table, index: index.name, message: error.message ?? "\(error)")
-            }
-        }
+        for index in indexes { try db.execute(sql: index.sql) }
     }
 }

@@ -8,7 +8,8 @@ public enum SchemaError: Error, Sendable, CustomStringConvertible {
     case invalidTypeOverride(String)
     case unknownColumnInOption(option: String, column: String, table: String)
     case noColumns(input: String)
-    case duplicatesForUniqueIndex(table: String, index: String, message: String)
+    /// `--table schema.name` with a schema other than `main`.
+    case unknownSchema(name: String, schema: String)
 
     public var description: String {
         switch self {
@@ -26,8 +27,11 @@ public enum SchemaError: Error, Sendable, CustomStringConvertible {
             return "--type \(text): expected COLUMN=TYPE with TYPE one of INTEGER, REAL, TEXT, BLOB, ANY"
         case .unknownColumnInOption(let option, let column, let table):
             return "\(option) names \(SQLIdentifier.quote(column)), which is neither a field of the input nor a column of \(SQLIdentifier.quote(table))"
-        case .duplicatesForUniqueIndex(let table, let index, let message):
-            return "the input holds records that unique index \(SQLIdentifier.quote(index)) of \(SQLIdentifier.quote(table)) refuses (\(message)); nothing was committed. Make those keys unique, or upsert on that index with --upsert"
+        case .unknownSchema(let name, let schema):
+            if schema.lowercased() == "temp" || schema.lowercased() == "temporary" {
+                return "--table \(name): a temporary table vanishes when the run's connection closes, so nothing would be kept; name a table of the main database"
+            }
+            return "--table \(name): the database has no schema \(SQLIdentifier.quote(schema)) (only main) and no table of that exact name; pass the table's name without a prefix, or main.NAME"
         case .noColumns(let input):
             return "\(input): no records with fields, so no table can be created; check the input or create the table first"
         }

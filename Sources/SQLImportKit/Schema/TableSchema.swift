@@ -31,6 +31,8 @@ public struct UniqueKey: Sendable, Hashable, Codable {
     /// For a partial index, the text of its WHERE clause exactly as written in
     /// `sqlite_master`: SQLite matches `ON CONFLICT(...) WHERE` against it structurally.
     public var partialPredicate: String?
+    /// The index's collation of each column (`BINARY` when nil), by which it compares keys.
+    public var collations: [String]? = nil
 
     /// The key as `--upsert` takes it: `libraryID,remoteID`.
     public var upsertArgument: String { columns.joined(separator: ",") }
@@ -61,10 +63,41 @@ public struct TableSchema: Sendable, Codable {
         return columns.firstIndex { $0.name.lowercased() == folded }
     }
 
-    /// Reads a table's schema, or returns nil when there is no such table.
-    public static func read(_ db: Database, table: String) throws -> TableSchema? {
-        let listing = try Row.fetchOne(db, sql: "SELECT type, strict, wr FROM pragma_table_list WHERE schema = 'main' AND name = ?", arguments: [table])
+    /// The name of the table `requested` designates, resolved as SQLite resolves an
+    /// unquoted name: `main.items` is `items`, and case is ignored (`Items` is the existing
+    /// table `items`). A name that matches no table comes back as given (without `main.`).
+    ///
+    /// - Throws: `SchemaError.unknownSchema` for `temp.x` (a temporary table vanishes
+    ///   with the run's connection) and for any other `schema.x` prefix that does not name
+    ///   a table literally: the run's connection attaches no other database.
+    public static func resolveName(_ db: Database, requested: String) throws -> String {
+        var name = requested
+        if try existingName(db, folded: requested) == nil, let dot = requested.firstIndex(of: ".") {
+            let prefix = requested[..<dot].lowercased()
+            let rest = String(requested[requested.index(after: dot)...])
+            switch prefix {
+            case "main": name = rest
+            default: throw SchemaError.unknownSchema(name: requested, schema: String(requested[..<dot]))
+            }
+        }
+        return try existingName(db, folded: name) ?? name
+    }
+
+    /// The spelling of the main schema's table or view whose name equals `folded`
+    /// ignoring ASCII case, as SQLite matches names.
+    private static func existingName(_ db: Database, folded: String) throws -> String? {
+        try String.fetchOne(
+            db, sql: "SELECT name FROM pragma_table_list WHERE schema = 'main' AND name = ? COLLATE NOCASE", arguments: [folded])
+    }
+
+    /// Reads a table's schema, or returns nil when there is no such table. `table` is
+    /// matched ignoring case; the schema carries the table's own spelling.
+    public static func read(_ db: Database, table requested: String) throws -> TableSchema? {
+        let listing = try Row.fetchOne(
+            db, sql: "SELECT name, type, strict, wr FROM pragma_table_list WHERE schema = 'main' AND name = ? COLLATE NOCASE",
+            arguments: [requested])
         guard let listing else { return nil }
+        let table: String = listing["name"]
         guard (listing["type"] as String?) == "table" else {
             throw SchemaError.notATable(name: table, kind: listing["type"] ?? "object")
         }
@@ -89,7 +122,7 @@ public struct TableSchema: Sendable, Codable {
         for index in indexes where (index["unique"] as Int) == 1 {
             let name: String = index["name"]
             let keyColumns = try Row.fetchAll(
-                db, sql: "SELECT cid, name FROM pragma_index_xinfo(?) WHERE key = 1 ORDER BY seqno", arguments: [name])
+                db, sql: "SELECT cid, name, coll FROM pragma_index_xinfo(?) WHERE key = 1 ORDER BY seqno", arguments: [name])
             // An index on an expression (cid -2) cannot be an ON CONFLICT target by column names.
             guard keyColumns.allSatisfy({ ($0["cid"] as Int) >= 0 }) else { continue }
             let origin: UniqueKey.Origin
@@ -103,7 +136,9 @@ public struct TableSchema: Sendable, Codable {
                 let sql = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_schema WHERE type = 'index' AND name = ?", arguments: [name])
                 predicate = sql.flatMap(SQLText.whereClause(ofCreateIndex:))
             }
-            keys.append(UniqueKey(indexName: name, columns: keyColumns.map { $0["name"] }, origin: origin, partialPredicate: predicate))
+            keys.append(UniqueKey(
+                indexName: name, columns: keyColumns.map { $0["name"] }, origin: origin, partialPredicate: predicate,
+                collations: keyColumns.map { $0["coll"] ?? "BINARY" }))
         }
         return keys
     }

@@ -6,8 +6,10 @@ public enum MergePolicy: Sendable, Equatable, Codable, CustomStringConvertible {
     case replace
     /// `SET c = coalesce(excluded.c, c)`: a null in the input keeps the stored value.
     case coalesce
-    /// Last write wins on `column`: `... WHERE excluded.column >= items.column`. On a
-    /// tie the arriving row wins; rows whose stored version is newer are `skipped`.
+    /// Last write wins on `column`: `... WHERE items.column IS NULL OR excluded.column >=
+    /// items.column`. On a tie the arriving row wins; a stored NULL is older than any
+    /// value, and an arriving NULL never replaces a stored value. Rows kept because the
+    /// stored version is newer are `skipped`.
     case newer(column: String)
     /// `DO NOTHING`: existing rows are kept as they are and counted as `skipped`.
     case ignore

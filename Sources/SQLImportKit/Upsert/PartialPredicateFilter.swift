@@ -5,8 +5,8 @@ import GRDBSQLite
 /// clause), and the summary counts them as `outsidePartialIndex`.
 ///
 /// The common predicate `col IS NOT NULL` is decided from the cell; any other predicate
-/// is evaluated by SQLite on the record's values:
-/// `SELECT (<predicate>) FROM (SELECT ? AS "a", ? AS "b") AS "items"`.
+/// is evaluated by SQLite on the row that would be stored, defaults included:
+/// `SELECT (<predicate>) FROM (SELECT ?1 AS "a", ?2 AS "b", (0) AS "deleted") AS "items"`.
 final class PartialPredicateFilter {
     private let predicate: String
     private let table: String
@@ -74,7 +74,16 @@ final class PartialPredicateFilter {
 
     private func evaluator(for shape: RowShape, session: WriteSession) throws -> OpaquePointer {
         if let statement = evaluators[ObjectIdentifier(shape)] { return statement }
-        let columns = shape.statement.columns.map { "? AS \(SQLIdentifier.quote($0))" }.joined(separator: ", ")
+        // The row SQLite would store: the record's values, and for every column the
+        // record omits, the column's DEFAULT (or NULL), so that a predicate may name a
+        // defaulted column the input leaves out (`deleted = 0 AND remoteID IS NOT NULL`).
+        // Parameters are numbered in the statement's column order, as `bindRow` binds them.
+        let supplied = Dictionary(
+            shape.statement.columns.enumerated().map { ($0.element.lowercased(), $0.offset + 1) }, uniquingKeysWith: { first, _ in first })
+        let columns = session.schema.columns.map { column -> String in
+            let value = supplied[column.name.lowercased()].map { "?\($0)" } ?? column.defaultSQL.map { "(\($0))" } ?? "NULL"
+            return "\(value) AS \(SQLIdentifier.quote(column.name))"
+        }.joined(separator: ", ")
         let sql = "SELECT (\(predicate)) FROM (SELECT \(columns.isEmpty ? "NULL" : columns)) AS \(SQLIdentifier.quote(table))"
         var statement: OpaquePointer?
         guard sqlite3_prepare_v3(session.connection, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil) == SQLITE_OK, let statement else {

@@ -50,6 +50,8 @@ public struct UpsertStatement: Sendable {
     /// isChanged)`, or, in a guarded statement, `sqlimport_outcome(isNewer, isChanged,
     /// keepsGuardedValues, isTheTargetsRow)`.
     static let outcomeFunction = "sqlimport_outcome"
+    /// `sqlimport_identity(isSameRecord)`: fails the statement when false (see `action`).
+    static let identityFunction = "sqlimport_identity"
 
     /// - Parameters:
     ///   - guardable: lowercased columns that may be left out of `SET` (`IndexedColumns`).
@@ -104,22 +106,65 @@ public struct UpsertStatement: Sendable {
         }
         guard let target else { return sql }
         let targetClause = "ON CONFLICT (\(SQLIdentifier.quoteList(target.columns)))"
-            + (target.predicate.map { " WHERE \($0)" } ?? "") + " " + action(isKeyClauseFirst: false)
+            + (target.predicate.map { " WHERE \($0)" } ?? "") + " " + action(for: .target)
         guard let key = target.fallbackKey else { return sql + "\n" + targetClause }
-        let keyClause = "ON CONFLICT (\(SQLIdentifier.quoteList(key))) " + action(isKeyClauseFirst: reordersKeyClauses)
+        let keyClause = "ON CONFLICT (\(SQLIdentifier.quoteList(key))) " + action(for: reordersKeyClauses ? .keyFirst : .key)
         return sql + "\n" + (reordersKeyClauses ? keyClause + "\n" + targetClause : targetClause + "\n" + keyClause)
     }
 
-    /// `DO NOTHING` or `DO UPDATE SET ... WHERE ...`.
-    /// - Parameter isKeyClauseFirst: for the primary-key clause put before the target's.
-    func action(isKeyClauseFirst: Bool) -> String {
-        if doesNothingOnConflict { return "DO NOTHING" }
+    /// Which `ON CONFLICT` clause an action is for.
+    enum Clause {
+        /// The conflict target's clause.
+        case target
+        /// The primary-key clause, after the target's.
+        case key
+        /// The primary-key clause, put first (`reordersKeyClauses`).
+        case keyFirst
+    }
+
+    /// `DO UPDATE SET ... WHERE ...`. A conflict that must not update (`--merge ignore`,
+    /// or no column to assign) is `DO UPDATE SET "k" = "k" WHERE sqlimport_outcome(..., 0)`,
+    /// which updates nothing, like `DO NOTHING`, but counts the row, so that a record
+    /// SQLite drops through a column's `ON CONFLICT IGNORE` is told apart from a kept one.
+    ///
+    /// With a primary-key clause, each clause first checks the record's identity
+    /// (`sqlimport_identity`, which fails the statement when false):
+    /// - the target's: the row found holds the record's primary key, or no row does;
+    /// - the primary key's (after the target's): the row found holds the record's target
+    ///   key (`IS`, so a row outside a partial index matches a record outside it too).
+    /// So a record never merges into a row of another identity. `keyFirst` needs no
+    /// check: its guard sends any other record to the fallback, target first.
+    func action(for clause: Clause) -> String {
+        var conditions: [String] = []
+        if let target, let key = target.fallbackKey {
+            switch clause {
+            case .target:
+                let other = "sqlimport_other"
+                let sameKey = sameValues(key, as: key.map { "excluded.\(SQLIdentifier.quote($0))" }, exact: false)
+                let lookup = "(" + key.map { "\(SQLIdentifier.quote(other)).\(SQLIdentifier.quote($0))" }.joined(separator: ", ") + ") = ("
+                    + key.map { "excluded.\(SQLIdentifier.quote($0))" }.joined(separator: ", ") + ")"
+                conditions.append(
+                    "\(Self.identityFunction)(\(sameKey) OR NOT EXISTS (SELECT 1 FROM \(SQLIdentifier.quote(table)) AS \(SQLIdentifier.quote(other)) WHERE \(lookup)))")
+            case .key:
+                conditions.append("\(Self.identityFunction)(\(sameValues(target.columns, as: target.columns.map { "excluded.\(SQLIdentifier.quote($0))" }, exact: false)))")
+            case .keyFirst:
+                break
+            }
+        }
+        if doesNothingOnConflict {
+            let column = SQLIdentifier.quote(target?.columns.first ?? columns[0])
+            conditions.append("\(Self.outcomeFunction)(\(policy == .ignore ? "0" : "1"), 0)")
+            return "DO UPDATE SET \(column) = \(column) WHERE \(conditions.joined(separator: " AND "))"
+        }
         let guarded = Set(guardedColumns)
         let assigned = updatedColumns.filter { !guarded.contains($0) }
         let set = assigned.map { "\(SQLIdentifier.quote($0)) = \(newValue($0))" }.joined(separator: ", ")
         let newer: String
         if case .newer(let column) = policy {
-            newer = "excluded.\(SQLIdentifier.quote(column)) >= \(SQLIdentifier.quote(table)).\(SQLIdentifier.quote(column))"
+            // A stored NULL is older than any value; an arriving NULL is older than any
+            // stored value (`NULL >= x` is NULL, which is not true).
+            let stored = "\(SQLIdentifier.quote(table)).\(SQLIdentifier.quote(column))"
+            newer = "(\(stored) IS NULL OR excluded.\(SQLIdentifier.quote(column)) >= \(stored))"
         } else {
             newer = "1"
         }
@@ -127,9 +172,10 @@ public struct UpsertStatement: Sendable {
         if fallback != nil {
             arguments.append(guardedColumns.isEmpty ? "1" : sameValues(guardedColumns, as: guardedColumns.map(newValue)))
             let key = target?.columns ?? []
-            arguments.append(isKeyClauseFirst ? sameValues(key, as: key.map { "excluded.\(SQLIdentifier.quote($0))" }) : "1")
+            arguments.append(clause == .keyFirst ? sameValues(key, as: key.map { "excluded.\(SQLIdentifier.quote($0))" }) : "1")
         }
-        return "DO UPDATE SET \(set) WHERE \(Self.outcomeFunction)(\(arguments.joined(separator: ", ")))"
+        conditions.append("\(Self.outcomeFunction)(\(arguments.joined(separator: ", ")))")
+        return "DO UPDATE SET \(set) WHERE \(conditions.joined(separator: " AND "))"
     }
 
     /// The value `SET` would give `column`.
@@ -141,10 +187,13 @@ public struct UpsertStatement: Sendable {
     /// True when every one of `columns` already holds the matching one of `values`,
     /// compared exactly: `IS` with binary collation, plus the storage class for columns
     /// that keep it.
-    private func sameValues(_ columns: [String], as values: [String]) -> String {
-        let stored = columns.map { "\(SQLIdentifier.quote($0)) COLLATE BINARY" }.joined(separator: ", ")
+    /// - Parameter exact: false compares as the columns' indexes do (their own collation
+    ///   and affinity), for key identity.
+    private func sameValues(_ columns: [String], as values: [String], exact: Bool = true) -> String {
+        let stored = columns.map { "\(SQLIdentifier.quote(table)).\(SQLIdentifier.quote($0))" + (exact ? " COLLATE BINARY" : "") }
+            .joined(separator: ", ")
         var test = "((\(stored)) IS (\(values.joined(separator: ", "))))"
-        for (column, value) in zip(columns, values) where typelessColumns.contains(column.lowercased()) {
+        for (column, value) in zip(columns, values) where exact && typelessColumns.contains(column.lowercased()) {
             test += " AND typeof(\(SQLIdentifier.quote(column))) = typeof(\(value))"
         }
         return "(\(test))"

@@ -15,6 +15,16 @@ public struct OutcomeCounts: Sendable, Codable, Equatable {
     public var unchanged = 0
     public var skipped = 0
     public var outsidePartialIndex = 0
+    /// Records SQLite dropped through a column's `ON CONFLICT IGNORE` (or `OR IGNORE`
+    /// in a trigger's statement): neither inserted nor matched to a row.
+    public var ignored = 0
+    /// Records whose conflict target has a NULL column (or that fall outside a partial
+    /// target's predicate) and that no primary-key clause can match: a re-run cannot
+    /// find their rows (`--null-key`).
+    public var nullKey = 0
+    /// Records whose key an earlier record of the run already had; the later one wins
+    /// (`--duplicate-keys`).
+    public var duplicateKeys = 0
     public var rejected = 0
     public var numbersKeptAsText = 0
 
@@ -30,6 +40,7 @@ final class OutcomeCounters {
     var needsFallback = false
 
     static let guardMessage = "sqlimport: this record needs the statement that assigns every column, target first"
+    static let identityMessage = "sqlimport: the record's conflict-target key and primary key belong to different rows"
 
     /// Registers `sqlimport_outcome` (two and four arguments) on the connection. Call
     /// `unregister` before the counters go away.
@@ -59,12 +70,24 @@ final class OutcomeCounters {
                     }
                 }, nil, nil, nil)
         }
+        sqlite3_create_function_v2(
+            connection, UpsertStatement.identityFunction, 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil,
+            { context, _, arguments in
+                if sqlite3_value_type(arguments![0]) != SQLITE_NULL && sqlite3_value_int64(arguments![0]) != 0 {
+                    sqlite3_result_int(context, 1)
+                } else {
+                    sqlite3_result_error(context, OutcomeCounters.identityMessage, -1)
+                    // A constraint code: the record's failure, which --on-error skip may set aside.
+                    sqlite3_result_error_code(context, SQLITE_CONSTRAINT)
+                }
+            }, nil, nil, nil)
     }
 
     func unregister(on connection: OpaquePointer) {
         for arity: Int32 in [2, 4] {
             sqlite3_create_function_v2(connection, UpsertStatement.outcomeFunction, arity, SQLITE_UTF8, nil, nil, nil, nil, nil)
         }
+        sqlite3_create_function_v2(connection, UpsertStatement.identityFunction, 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil, nil, nil, nil, nil)
     }
 
     struct Snapshot {

@@ -16,6 +16,9 @@ final class RowShape {
     var preparedFallback: [Int: OpaquePointer] = [:]
     /// Position of the column a `col IS NOT NULL` partial predicate tests, once known.
     var notNullPosition: Int??
+    /// The conflict target's and the primary-key clause's columns, once known
+    /// (`ImportRun.keyColumns`).
+    var keyColumns: (target: [KeyColumn], primaryKey: [KeyColumn])?
 
     /// - Parameters:
     ///   - guardable: columns that may be left out of `SET` (`IndexedColumns`).

@@ -19,7 +19,9 @@ struct TypedStrategy: WriteStrategy {
                 }
             }
             do {
-                try session.execute(statement, shape: shape, rows: row ..< row + 1, batch: batch, bytes: bytes)
+                try session.execute(
+                    statement, shape: shape, rows: row ..< row + 1, batch: batch, bytes: bytes,
+                    atomic: session.usesSavepoints && session.onRecordFailure != nil)
             } catch {
                 try session.fail(session.recordError(error, row: row, shape: shape, batch: batch, inputName: inputName), row: row, batch: batch)
             }

@@ -28,6 +28,15 @@ final class WriteSession {
     let guardable: Set<String>
     /// Whether statements may put the primary-key clause first (`UpsertStatement`).
     let mayReorderKeyClauses: Bool
+    /// Records SQLite dropped through an `ON CONFLICT IGNORE` resolution.
+    private(set) var ignored = 0
+    /// True when a failed statement may leave part of its work in place: the database
+    /// has a trigger (`RAISE(FAIL)`, or a statement with `OR FAIL`) or a table with an
+    /// `ON CONFLICT FAIL` constraint. Statements whose failure is retried or set aside
+    /// then run inside a savepoint, rolled back on failure, so that the retry starts
+    /// from the state before the statement, as one SQL upsert per record would.
+    let usesSavepoints: Bool
+    private var savepointStatements: [OpaquePointer] = []
 
     init(
         db: Database, schema: TableSchema, target: ConflictTarget?, policy: MergePolicy, guardable: Set<String> = [],
@@ -40,6 +49,10 @@ final class WriteSession {
         self.guardable = guardable
         self.mayReorderKeyClauses = mayReorderKeyClauses
         variableLimit = Int(sqlite3_limit(connection, SQLITE_LIMIT_VARIABLE_NUMBER, -1))
+        usesSavepoints = (try? Bool.fetchOne(db, sql: """
+            SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'trigger' OR (type = 'table' AND sql LIKE '%FAIL%'))
+                OR EXISTS (SELECT 1 FROM sqlite_temp_schema WHERE type = 'trigger')
+            """)) ?? true
         if let predicate = target?.predicate {
             partialFilter = PartialPredicateFilter(predicate: predicate, table: schema.name)
         }
@@ -47,6 +60,8 @@ final class WriteSession {
     }
 
     func close() {
+        for statement in savepointStatements { sqlite3_finalize(statement) }
+        savepointStatements.removeAll()
         for shape in shapes.values { shape.finalize() }
         shapes.removeAll()
         lastShape = nil
@@ -198,15 +213,55 @@ final class WriteSession {
         sqlite3_reset(statement)
     }
 
-    /// Counts inserted rows from `sqlite3_changes()` after `statement` ran on `rows`.
+    /// Counts inserted and ignored rows after `statement` ran on `rows`: every conflict
+    /// calls `sqlimport_outcome` (updated, unchanged or skipped), `sqlite3_changes()` is
+    /// inserted plus updated, and a record that is neither was dropped by SQLite.
     private func account(_ statement: UpsertStatement, rows: Range<Int>, before: OutcomeCounters.Snapshot) {
         let changes = Int(sqlite3_changes(connection))
-        if statement.doesNothingOnConflict {
-            inserted += changes
-            let kept = rows.count - changes
-            if policy == .ignore { counters.skipped += kept } else { counters.unchanged += kept }
-        } else {
-            inserted += changes - (counters.updated - before.updated)
+        let updated = counters.updated - before.updated
+        inserted += changes - updated
+        ignored += rows.count - changes - (counters.unchanged - before.unchanged) - (counters.skipped - before.skipped)
+    }
+
+    // MARK: - Savepoints
+
+    /// `execute` inside a savepoint when `atomic`: a failure rolls the statement's work
+    /// back entirely (trigger effects included), even where SQLite's `FAIL` resolution
+    /// would keep part of it.
+    func execute(
+        _ statement: OpaquePointer, shape: RowShape, rows: Range<Int>, batch: RecordBatch, bytes: UnsafePointer<UInt8>, atomic: Bool
+    ) throws(StepFailure) {
+        guard atomic else { return try execute(statement, shape: shape, rows: rows, batch: batch, bytes: bytes) }
+        try savepoint(0)
+        do {
+            try execute(statement, shape: shape, rows: rows, batch: batch, bytes: bytes)
+        } catch {
+            if !transactionRolledBack {
+                try savepoint(1)
+                try savepoint(2)
+            }
+            throw error
+        }
+        try savepoint(2)
+    }
+
+    /// Runs `SAVEPOINT`, `ROLLBACK TO` or `RELEASE` (0, 1, 2) of `sqlimport_statement`.
+    private func savepoint(_ which: Int) throws(StepFailure) {
+        if savepointStatements.isEmpty {
+            for sql in ["SAVEPOINT sqlimport_statement", "ROLLBACK TO sqlimport_statement", "RELEASE sqlimport_statement"] {
+                var statement: OpaquePointer?
+                guard sqlite3_prepare_v3(connection, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil) == SQLITE_OK, let statement else {
+                    throw StepFailure(code: sqlite3_extended_errcode(connection), message: String(cString: sqlite3_errmsg(connection)))
+                }
+                savepointStatements.append(statement)
+            }
+        }
+        let statement = savepointStatements[which]
+        let code = sqlite3_step(statement)
+        sqlite3_reset(statement)
+        guard code == SQLITE_DONE else {
+            if sqlite3_get_autocommit(connection) != 0 { transactionRolledBack = true }
+            throw StepFailure(code: sqlite3_extended_errcode(connection), message: String(cString: sqlite3_errmsg(connection)), rolledBack: true)
         }
     }
 
@@ -260,6 +315,18 @@ final class WriteSession {
                     column: column, value: batch.text(cell),
                     why: "does not fit a 64-bit integer, and SQLite would store it as an inexact REAL in this \(shape.affinities[refused].rawValue) column; declare the column TEXT to keep it exactly"))
         }
+        if failure.message == OutcomeCounters.identityMessage, let target {
+            func describe(_ columns: [String]) -> String {
+                let values = columns.map { column -> String in
+                    guard let position = shape.statement.columns.firstIndex(where: { $0.lowercased() == column.lowercased() }) else { return "?" }
+                    return self.describe(batch.cell(row: row, column: shape.inputColumns[position]), batch)
+                }
+                return "(\(SQLIdentifier.quoteList(columns))) = (\(values.joined(separator: ", ")))"
+            }
+            return WriteError(
+                position: position,
+                reason: .identityConflict(target: describe(target.columns), primaryKey: describe(target.fallbackKey ?? [])))
+        }
         // Name the values of the columns SQLite's message mentions.
         var values: [(String, String)] = []
         for (position, column) in shape.statement.columns.enumerated()
@@ -281,7 +348,7 @@ final class WriteSession {
         }
     }
 
-    var counts: (inserted: Int, updated: Int, unchanged: Int, skipped: Int) {
-        (inserted, counters.updated, counters.unchanged, counters.skipped)
+    var counts: (inserted: Int, updated: Int, unchanged: Int, skipped: Int, ignored: Int) {
+        (inserted, counters.updated, counters.unchanged, counters.skipped, ignored)
     }
 }

@@ -48,7 +48,9 @@ struct CachedStatementStrategy: WriteStrategy {
         let statement = try session.statement(for: shape, rows: 1)
         for row in rows {
             do {
-                try session.execute(statement, shape: shape, rows: row ..< row + 1, batch: batch, bytes: bytes)
+                try session.execute(
+                    statement, shape: shape, rows: row ..< row + 1, batch: batch, bytes: bytes,
+                    atomic: session.usesSavepoints && session.onRecordFailure != nil)
             } catch {
                 try session.fail(session.recordError(error, row: row, shape: shape, batch: batch, inputName: inputName), row: row, batch: batch)
             }
@@ -76,7 +78,7 @@ struct MultiRowStrategy: WriteStrategy {
             let count = min(chunk, rows.upperBound - start)
             let statement = try session.statement(for: shape, rows: count)
             do {
-                try session.execute(statement, shape: shape, rows: start ..< start + count, batch: batch, bytes: bytes)
+                try session.execute(statement, shape: shape, rows: start ..< start + count, batch: batch, bytes: bytes, atomic: session.usesSavepoints)
             } catch {
                 // A full disk or an I/O error is not a record's: SQLite may have rolled the
                 // transaction back, and retried records would each commit on their own.
@@ -84,6 +86,8 @@ struct MultiRowStrategy: WriteStrategy {
                     throw session.recordError(error, row: start, shape: shape, batch: batch, inputName: inputName)
                 }
                 // Isolate the failing record; the good ones of the chunk are still applied.
+                // The chunk's work was undone whole (see `WriteSession.usesSavepoints`), so
+                // each record runs once more from the state before the chunk.
                 try CachedStatementStrategy().write(start ..< start + count, of: batch, shape: shape, session: session, inputName: inputName, bytes: bytes)
             }
             start += count
