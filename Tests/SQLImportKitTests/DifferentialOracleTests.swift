@@ -1,0 +1,332 @@
+import Foundation
+import GRDB
+import Testing
+@testable import SQLImportKit
+
+/// A differential oracle over a zoo of real app schema shapes: the same random records
+/// (seeded, with repeated keys, NULL key columns and colliding identities) go through
+/// every write strategy and through a reference that runs one plain SQL upsert per
+/// record, each in its own savepoint, written here without any of sqlimport's planning.
+/// The final databases (audit tables written by triggers, rowids and `sqlite_sequence`
+/// included) and the counts must be equal.
+@Suite struct DifferentialOracleTests {
+    typealias Record = [(String, Value)]
+
+    enum Value: Equatable, Sendable {
+        case null
+        case int(Int64)
+        case text(String)
+
+        var json: String {
+            switch self {
+            case .null: return "null"
+            case .int(let value): return String(value)
+            case .text(let value): return "\"\(value)\""
+            }
+        }
+
+        var binding: DatabaseValueConvertible? {
+            switch self {
+            case .null: return nil
+            case .int(let value): return value
+            case .text(let value): return value
+            }
+        }
+    }
+
+    /// One schema of the zoo.
+    struct Shape: CustomStringConvertible, Sendable {
+        var name: String
+        var schema: String
+        var target: [String]
+        /// The primary key, when every record supplies it (the primary-key clause).
+        var primaryKey: [String]?
+        /// The target index's predicate, as SQL on the table's columns.
+        var predicate: String?
+        /// Whether a record falls inside the predicate, decided on the record alone.
+        var inside: @Sendable (Record) -> Bool = { _ in true }
+        /// Key identity as the index compares (e.g. NOCASE folds case).
+        var fold: @Sendable (String, Value) -> Value = { _, value in value }
+        var record: @Sendable (inout StrategyEquivalenceTests.Generator) -> Record
+
+        var description: String { name }
+    }
+
+    static func pick<T>(_ values: [T], _ random: inout StrategyEquivalenceTests.Generator) -> T {
+        values[Int.random(in: 0 ..< values.count, using: &random)]
+    }
+
+    static let audit = "CREATE TABLE audit (n INTEGER PRIMARY KEY AUTOINCREMENT, what TEXT NOT NULL, k TEXT);"
+
+    static let zoo: [Shape] = [
+        // The seeds' sync schema with a soft-delete compound predicate; `deleted` is often
+        // omitted (DEFAULT 0). Audit triggers on insert and update.
+        Shape(
+            name: "soft-delete sync schema",
+            schema: """
+                CREATE TABLE items (id TEXT PRIMARY KEY NOT NULL, libraryID INTEGER NOT NULL, remoteID TEXT,
+                  name TEXT, deleted INTEGER NOT NULL DEFAULT 0, updatedAt TEXT);
+                CREATE UNIQUE INDEX identity ON items (libraryID, remoteID) WHERE deleted = 0 AND remoteID IS NOT NULL;
+                \(audit)
+                CREATE TRIGGER ai AFTER INSERT ON items BEGIN INSERT INTO audit (what, k) VALUES ('insert', new.id); END;
+                CREATE TRIGGER au AFTER UPDATE ON items BEGIN INSERT INTO audit (what, k) VALUES ('update', new.id); END;
+                """,
+            target: ["libraryID", "remoteID"], primaryKey: ["id"], predicate: "deleted = 0 AND remoteID IS NOT NULL",
+            inside: { record in
+                let values = Dictionary(record, uniquingKeysWith: { $1 })
+                return values["remoteID"] != .null && (values["deleted"] ?? .int(0)) == .int(0)
+            },
+            record: { random in
+                var record: Record = [("id", .text("i\(Int.random(in: 0 ..< 30, using: &random))")), ("libraryID", .int(Int64.random(in: 1 ... 2, using: &random)))]
+                record.append(("remoteID", Bool.random(using: &random) && Int.random(in: 0 ..< 5, using: &random) > 0 ? .text("r\(Int.random(in: 0 ..< 25, using: &random))") : .null))
+                record.append(("name", .text(pick(["a", "b", "c"], &random))))
+                if Int.random(in: 0 ..< 4, using: &random) == 0 { record.append(("deleted", .int(Int64.random(in: 0 ... 1, using: &random)))) }
+                return record
+            }),
+        // Triggers of every kind: RAISE(FAIL) after insert, RAISE(ABORT) before update,
+        // RAISE(IGNORE) before insert; an INTEGER PRIMARY KEY with AUTOINCREMENT.
+        Shape(
+            name: "triggers that refuse",
+            schema: """
+                CREATE TABLE t (id INTEGER PRIMARY KEY AUTOINCREMENT, code TEXT NOT NULL UNIQUE, v TEXT);
+                \(audit)
+                CREATE TRIGGER bi BEFORE INSERT ON t BEGIN
+                  INSERT INTO audit (what, k) VALUES ('before insert', new.code);
+                  SELECT RAISE(IGNORE) WHERE new.v = 'skipme';
+                END;
+                CREATE TRIGGER ai AFTER INSERT ON t BEGIN
+                  INSERT INTO audit (what, k) VALUES ('after insert', new.code);
+                  SELECT RAISE(FAIL, 'no bad rows') WHERE new.v = 'bad';
+                END;
+                CREATE TRIGGER bu BEFORE UPDATE ON t BEGIN SELECT RAISE(ABORT, 'no worse rows') WHERE new.v = 'worse'; END;
+                CREATE TRIGGER au AFTER UPDATE ON t BEGIN INSERT INTO audit (what, k) VALUES ('update', new.code); END;
+                """,
+            target: ["code"], primaryKey: nil,
+            record: { random in
+                [("code", .text("c\(Int.random(in: 0 ..< 20, using: &random))")), ("v", .text(pick(["x", "y", "bad", "worse", "skipme", "z"], &random)))]
+            }),
+        // A composite NOCASE key of a WITHOUT ROWID table.
+        Shape(
+            name: "NOCASE WITHOUT ROWID composite key",
+            schema: """
+                CREATE TABLE t (a TEXT COLLATE NOCASE NOT NULL, b INTEGER NOT NULL, v TEXT, PRIMARY KEY (a, b)) WITHOUT ROWID;
+                """,
+            target: ["a", "b"], primaryKey: nil,
+            fold: { column, value in
+                if column == "a", case .text(let text) = value { return .text(text.lowercased()) }
+                return value
+            },
+            record: { random in
+                [("a", .text(pick(["k", "K", "m", "M", "n"], &random))), ("b", .int(Int64.random(in: 0 ..< 4, using: &random))), ("v", .text(pick(["p", "q"], &random)))]
+            }),
+        // Several unique keys, an ON CONFLICT IGNORE column, a CHECK, DEFAULTs and a
+        // generated column; an INTEGER PRIMARY KEY without AUTOINCREMENT.
+        Shape(
+            name: "several unique keys, IGNORE, CHECK, generated",
+            schema: """
+                CREATE TABLE t (id INTEGER PRIMARY KEY, email TEXT UNIQUE ON CONFLICT IGNORE, code TEXT UNIQUE,
+                  v INTEGER CHECK (v >= 0), d TEXT DEFAULT 'dflt', g INTEGER GENERATED ALWAYS AS (v * 2) STORED);
+                """,
+            target: ["id"], primaryKey: nil,
+            record: { random in
+                var record: Record = [("id", .int(Int64.random(in: 1 ... 25, using: &random)))]
+                record.append(("email", .text("e\(Int.random(in: 0 ..< 20, using: &random))")))
+                if Bool.random(using: &random) { record.append(("code", .text("c\(Int.random(in: 0 ..< 30, using: &random))"))) }
+                record.append(("v", .int(Int64.random(in: -1 ... 5, using: &random))))
+                if Bool.random(using: &random) { record.append(("d", .text("given"))) }
+                return record
+            }),
+        // Foreign keys: the child table is the target; its parent is missing for some.
+        Shape(
+            name: "foreign keys with CASCADE",
+            schema: """
+                CREATE TABLE parent (id INTEGER PRIMARY KEY, name TEXT);
+                INSERT INTO parent VALUES (1, 'one'), (2, 'two');
+                CREATE TABLE t (id TEXT PRIMARY KEY, parent_id INTEGER REFERENCES parent (id) ON DELETE CASCADE ON UPDATE RESTRICT, v TEXT);
+                \(audit)
+                CREATE TRIGGER ai AFTER INSERT ON t BEGIN INSERT INTO audit (what, k) VALUES ('insert', new.id); END;
+                """,
+            target: ["id"], primaryKey: nil,
+            record: { random in
+                [("id", .text("c\(Int.random(in: 0 ..< 20, using: &random))")), ("parent_id", .int(Int64.random(in: 1 ... 3, using: &random))), ("v", .text(pick(["u", "w"], &random)))]
+            }),
+    ]
+
+    /// The reference: one plain upsert per record, in its own savepoint, with the rules
+    /// sqlimport documents stated directly: a key repeated later in the input supersedes
+    /// the earlier record, a record whose keys point at two rows is rejected, a failed
+    /// record is rolled back to its savepoint and rejected.
+    static func reference(_ records: [Record], shape: Shape, policy: MergePolicy, db: Database) throws -> OutcomeCounts {
+        var counts = OutcomeCounts()
+        counts.read = records.count
+        func value(_ record: Record, _ column: String) -> Value {
+            record.first { $0.0 == column }?.1 ?? .null
+        }
+        func identity(_ record: Record) -> [Value]? {
+            if shape.inside(record), !shape.target.contains(where: { value(record, $0) == .null }) {
+                return [.text("T")] + shape.target.map { shape.fold($0, value(record, $0)) }
+            }
+            if let key = shape.primaryKey { return [.text("P")] + key.map { value(record, $0) } }
+            return nil
+        }
+        let keys = records.map(identity)
+        var last: [String: Int] = [:]
+        for (index, key) in keys.enumerated() { if let key { last["\(key)"] = index } }
+        let table = try String.fetchOne(db, sql: "SELECT name FROM sqlite_schema WHERE type = 'table' AND name IN ('items', 't')")!
+        let quotedTable = SQLIdentifier.quote(table)
+        for (index, record) in records.enumerated() {
+            if let key = keys[index], last["\(key)"] != index {
+                counts.duplicateKeys += 1
+                continue
+            }
+            let columns = record.map(\.0)
+            let arguments = StatementArguments(record.map { $0.1.binding })
+            func condition(_ names: [String]) -> String {
+                names.map { "\(SQLIdentifier.quote($0)) = ?" }.joined(separator: " AND ")
+            }
+            func locate(_ names: [String], extra: String?) throws -> String? {
+                // The row's identity: its rowid, where identities are compared at all.
+                let identity = shape.primaryKey == nil ? "1" : "quote(rowid)"
+                let sql = "SELECT \(identity) FROM \(quotedTable) WHERE \(condition(names))" + (extra.map { " AND (\($0))" } ?? "")
+                return try String.fetchOne(db, sql: sql, arguments: StatementArguments(names.map { value(record, $0).binding }))
+            }
+            let isTargetComplete = shape.inside(record) && !shape.target.contains { value(record, $0) == .null }
+            let rowByTarget = isTargetComplete ? try locate(shape.target, extra: shape.predicate) : nil
+            let rowByKey = try shape.primaryKey.flatMap { try locate($0, extra: nil) }
+            let identityConflict: Bool
+            if let rowByTarget, let rowByKey {
+                identityConflict = rowByTarget != rowByKey
+            } else if rowByTarget == nil, let key = shape.primaryKey, rowByKey != nil {
+                let sameTarget = try Bool.fetchOne(
+                    db, sql: "SELECT (\(SQLIdentifier.quoteList(shape.target))) IS (\(shape.target.map { _ in "?" }.joined(separator: ", "))) FROM \(quotedTable) WHERE \(condition(key))",
+                    arguments: StatementArguments(shape.target.map { value(record, $0).binding } + key.map { value(record, $0).binding }))!
+                identityConflict = !sameTarget
+            } else {
+                identityConflict = false
+            }
+            if identityConflict {
+                counts.rejected += 1
+                continue
+            }
+            let existed = rowByTarget != nil || rowByKey != nil
+            let keyColumns = Set(shape.target + (shape.primaryKey ?? []))
+            let assigned = columns.filter { !keyColumns.contains($0) }
+            func action() -> String {
+                if policy == .ignore || assigned.isEmpty { return "DO NOTHING" }
+                let set = assigned.map { "\(SQLIdentifier.quote($0)) = excluded.\(SQLIdentifier.quote($0))" }.joined(separator: ", ")
+                let stored = assigned.map { "\(quotedTable).\(SQLIdentifier.quote($0))" }.joined(separator: ", ")
+                let incoming = assigned.map { "excluded.\(SQLIdentifier.quote($0))" }.joined(separator: ", ")
+                return "DO UPDATE SET \(set) WHERE (\(stored)) IS NOT (\(incoming))"
+            }
+            var sql = "INSERT INTO \(quotedTable) (\(SQLIdentifier.quoteList(columns))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"
+            sql += " ON CONFLICT (\(SQLIdentifier.quoteList(shape.target)))" + (shape.predicate.map { " WHERE \($0)" } ?? "") + " " + action()
+            if let key = shape.primaryKey { sql += " ON CONFLICT (\(SQLIdentifier.quoteList(key))) " + action() }
+            try db.execute(sql: "SAVEPOINT oracle")
+            do {
+                try db.execute(sql: sql, arguments: arguments)
+                if db.changesCount == 1 {
+                    if existed { counts.updated += 1 } else { counts.inserted += 1 }
+                } else if existed && policy == .ignore {
+                    counts.skipped += 1
+                } else if existed {
+                    // Unchanged when the row already holds the record's values; otherwise a
+                    // trigger's RAISE(IGNORE) dropped the record before its conflict was
+                    // resolved.
+                    let names = rowByTarget != nil ? shape.target : shape.primaryKey!
+                    let holds = assigned.isEmpty ? true : try Bool.fetchOne(
+                        db, sql: "SELECT (\(SQLIdentifier.quoteList(assigned))) IS (\(assigned.map { _ in "?" }.joined(separator: ", "))) FROM \(quotedTable) WHERE \(condition(names))",
+                        arguments: StatementArguments(assigned.map { value(record, $0).binding } + names.map { value(record, $0).binding })) ?? false
+                    if holds { counts.unchanged += 1 } else { counts.ignored += 1 }
+                } else {
+                    counts.ignored += 1
+                }
+                try db.execute(sql: "RELEASE oracle")
+            } catch let error as DatabaseError where error.resultCode != .SQLITE_FULL && error.resultCode != .SQLITE_IOERR {
+                try db.execute(sql: "ROLLBACK TO oracle")
+                try db.execute(sql: "RELEASE oracle")
+                counts.rejected += 1
+            }
+        }
+        return counts
+    }
+
+    static func jsonl(_ records: [Record]) -> String {
+        records.map { "{" + $0.map { "\"\($0.0)\":\($0.1.json)" }.joined(separator: ",") + "}" }.joined(separator: "\n") + "\n"
+    }
+
+    /// Everything a run leaves: every table (audit included), rowids, `sqlite_sequence`.
+    static func state(_ path: String) throws -> String {
+        try DatabaseQueue(path: path).read { db in
+            var text = try TestSupport.dump(db)
+            for table in try String.fetchAll(db, sql: "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND sql NOT LIKE '%WITHOUT ROWID%'") {
+                text += "\n\(table) rowids: " + (try String.fetchAll(db, sql: "SELECT group_concat(rowid) FROM (SELECT rowid FROM \(SQLIdentifier.quote(table)) ORDER BY rowid)").compactMap { $0 }.joined())
+            }
+            if try db.tableExists("sqlite_sequence") {
+                text += "\nsequence: " + (try String.fetchAll(db, sql: "SELECT name || '=' || seq FROM sqlite_sequence ORDER BY name").joined(separator: ","))
+            }
+            return text
+        }
+    }
+
+    @Test(arguments: zoo)
+    func everyStrategyMatchesOnePlainUpsertPerRecord(_ shape: Shape) throws {
+        for policy in [MergePolicy.replace, .ignore] {
+            for seed in UInt64(1) ... 6 {
+                var random = StrategyEquivalenceTests.Generator(state: seed &* 7919)
+                let inputs = (0 ..< 2).map { _ in (0 ..< 60).map { _ in shape.record(&random) } }
+                let directory = TestSupport.temporaryDirectory()
+                defer { TestSupport.remove(directory) }
+                let files = inputs.enumerated().map { TestSupport.write(Self.jsonl($0.element), to: directory.appendingPathComponent("in\($0.offset).jsonl")) }
+                let table = shape.name == "soft-delete sync schema" ? "items" : "t"
+
+                let expectedPath = directory.appendingPathComponent("oracle.db").path
+                try TestSupport.createDatabase(expectedPath, schema: shape.schema)
+                var expectedCounts: [OutcomeCounts] = []
+                let oracle = try DatabaseQueue(path: expectedPath)
+                for records in inputs {
+                    try oracle.writeWithoutTransaction { db in
+                        try db.execute(sql: "PRAGMA foreign_keys = ON")
+                        try db.inTransaction {
+                            expectedCounts.append(try Self.reference(records, shape: shape, policy: policy, db: db))
+                            return .commit
+                        }
+                    }
+                }
+                try oracle.close()
+                let expected = try Self.state(expectedPath)
+
+                for strategy in [WriteStrategyKind.typed, .cached, .multirow, .auto] {
+                    let path = directory.appendingPathComponent("\(strategy).db").path
+                    try TestSupport.createDatabase(path, schema: shape.schema)
+                    for (index, file) in files.enumerated() {
+                        let counts = try TestSupport.runImport([file], database: path) {
+                            $0.table = table
+                            $0.upsert = shape.target
+                            $0.merge = policy
+                            $0.strategy = strategy
+                            $0.onError = .skip
+                            $0.nullKey = .insert
+                            $0.multirowCap = 7
+                        }.counts
+                        let wanted = expectedCounts[index]
+                        let context = "\(shape), \(policy), seed \(seed), \(strategy), input \(index)"
+                        #expect(counts.read == wanted.read, "\(context)")
+                        #expect(counts.inserted == wanted.inserted, "\(context): inserted")
+                        #expect(counts.updated == wanted.updated, "\(context): updated")
+                        if policy == .ignore {
+                            // Whether a trigger's RAISE(IGNORE) or the policy kept the row is
+                            // not visible from outside: compare the sum.
+                            #expect(counts.unchanged + counts.skipped + counts.ignored == wanted.unchanged + wanted.skipped + wanted.ignored, "\(context): kept")
+                        } else {
+                            #expect(counts.unchanged + counts.skipped == wanted.unchanged + wanted.skipped, "\(context): unchanged and skipped")
+                            #expect(counts.ignored == wanted.ignored, "\(context): ignored")
+                        }
+                        #expect(counts.rejected == wanted.rejected, "\(context): rejected")
+                        #expect(counts.duplicateKeys == wanted.duplicateKeys, "\(context): duplicate keys")
+                    }
+                    #expect(try Self.state(path) == expected, "\(shape), \(policy), seed \(seed), \(strategy): databases differ")
+                }
+            }
+        }
+    }
+}

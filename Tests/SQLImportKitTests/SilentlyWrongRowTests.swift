@@ -1,0 +1,245 @@
+import Foundation
+import GRDB
+import Testing
+
+/// The ways rows went wrong with exit 0 (issue 14), each run end to end through the
+/// built binary on real public data (`fixtures/real/`, see its README) or the bundled
+/// example, on the schemas real apps have.
+@Suite struct SilentlyWrongRowTests {
+    struct Workspace {
+        let directory = TestSupport.temporaryDirectory()
+        var database: String { directory.appendingPathComponent("app.db").path }
+
+        func run(_ arguments: [String]) throws -> TestSupport.Output {
+            try TestSupport.run(arguments + ["--db", database, "--report", report.path], in: directory)
+        }
+
+        var report: URL { directory.appendingPathComponent("report.json") }
+
+        /// The counts of the last run's report.
+        func counts() throws -> [String: Int] {
+            let json = try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as! [String: Any]
+            return json["counts"] as! [String: Int]
+        }
+
+        func value<T: DatabaseValueConvertible>(_ sql: String) throws -> T? {
+            try DatabaseQueue(path: database).read { try T.fetchOne($0, sql: sql) }
+        }
+
+        func schema(_ sql: String) throws { try TestSupport.createDatabase(database, schema: sql) }
+        func copy(_ name: String, as target: String? = nil) -> String {
+            let source = TestSupport.fixtures.appendingPathComponent(name)
+            let destination = directory.appendingPathComponent(target ?? source.lastPathComponent)
+            try? FileManager.default.copyItem(at: source, to: destination)
+            return destination.path
+        }
+        func cleanUp() { TestSupport.remove(directory) }
+    }
+
+    static let seedsSchema = try! String(contentsOf: TestSupport.fixtures.appendingPathComponent("items.schema.sql"), encoding: .utf8)
+
+    @Test func theMissionCommandCreatesTheSeedsShapeAndReRunsWriteNothing() throws {
+        let work = Workspace()
+        defer { work.cleanUp() }
+        let items = work.copy("items.jsonl")
+        let first = try work.run([items, "--upsert", "libraryID,remoteID"])
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(try work.counts()["inserted"] == 20)
+        let index: String? = try work.value("SELECT sql FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'items' AND sql IS NOT NULL")
+        #expect(index?.hasSuffix(#"("libraryID", "remoteID") WHERE "remoteID" IS NOT NULL"#) == true)
+        #expect(try work.value("SELECT group_concat(name) FROM pragma_table_info('items') WHERE pk > 0") == "id")
+        let again = try work.run([items, "--upsert", "libraryID,remoteID"])
+        #expect(again.status == 0, "\(again.stderr)")
+        let counts = try work.counts()
+        #expect(counts["inserted"] == 0 && counts["updated"] == 0 && counts["unchanged"] == 20)
+        // --pk with --create-index on a fresh table takes the same shape and stays idempotent.
+        let other = Workspace()
+        defer { other.cleanUp() }
+        let copy = other.copy("items.jsonl")
+        for _ in 0 ..< 2 {
+            let run = try other.run([copy, "--upsert", "libraryID,remoteID", "--pk", "id", "--create-index"])
+            #expect(run.status == 0, "\(run.stderr)")
+        }
+        #expect(try other.counts()["unchanged"] == 20)
+    }
+
+    @Test func aNewTableWithNullKeysAndNoIdIsRefusedBeforeWriting() throws {
+        let work = Workspace()
+        defer { work.cleanUp() }
+        let flights = work.copy("real/flights.csv")
+        let run = try work.run([flights, "--null", "NA", "--upsert", "tailnum,year,month,day,hour"])
+        #expect(run.status == 65)
+        #expect(run.stderr.contains("flights.csv:921") && run.stderr.contains("--pk"), "\(run.stderr)")
+        #expect(try work.value("SELECT count(*) FROM sqlite_schema WHERE name = 'flights'") == 0)
+    }
+
+    @Test func nullsInANonPartialKeyNeverGrowTheTableSilently() throws {
+        let work = Workspace()
+        defer { work.cleanUp() }
+        try work.schema("""
+            CREATE TABLE flights (year INTEGER, month INTEGER, day INTEGER, dep_time INTEGER, sched_dep_time INTEGER, dep_delay INTEGER,
+              arr_time INTEGER, sched_arr_time INTEGER, arr_delay INTEGER, carrier TEXT, flight INTEGER, tailnum TEXT, origin TEXT,
+              dest TEXT, air_time INTEGER, distance INTEGER, hour INTEGER, minute INTEGER, time_hour TEXT,
+              UNIQUE (carrier, flight, tailnum, year, month, day, hour, minute));
+            """)
+        let flights = work.copy("real/flights.csv")
+        let key = "carrier,flight,tailnum,year,month,day,hour,minute"
+        let refused = try work.run([flights, "--null", "NA", "--upsert", key])
+        #expect(refused.status == 65)
+        #expect(refused.stderr.contains("flights.csv:921") && refused.stderr.contains("--null-key"), "\(refused.stderr)")
+        #expect(try work.value("SELECT count(*) FROM flights") == 0)
+        let skipped = try work.run([flights, "--null", "NA", "--upsert", key, "--null-key", "skip"])
+        #expect(skipped.status == 2)
+        #expect(try work.counts()["nullKey"] == 66 && (try work.counts()["rejected"]) == 66)
+        let inserted = try work.run([flights, "--null", "NA", "--upsert", key, "--null-key", "insert"])
+        #expect(inserted.status == 0)
+        #expect(try work.counts()["nullKey"] == 66)
+        #expect(inserted.stderr.contains("a re-run will insert them again"), "\(inserted.stderr)")
+        #expect(try work.value("SELECT count(*) FROM flights") == 3000)
+    }
+
+    @Test func aKeyRepeatedInTheInputIsCountedNamedAndCanBeRefused() throws {
+        let work = Workspace()
+        defer { work.cleanUp() }
+        let planes = work.copy("real/planes.csv")
+        let run = try work.run([planes, "--null", "NA", "--upsert", "manufacturer"])
+        #expect(run.status == 0)
+        #expect(try work.counts()["duplicateKeys"] == 3322 - 35)
+        #expect(run.stderr.contains("3,287 duplicate keys") || run.stderr.contains("3287 record(s) repeat"), "\(run.stderr)")
+        #expect(try work.value("SELECT count(*) FROM planes") == 35)
+        let strict = try work.run([planes, "--null", "NA", "--upsert", "manufacturer", "--duplicate-keys", "error", "--table", "strict"])
+        #expect(strict.status == 65)
+        #expect(strict.stderr.contains("--duplicate-keys error"), "\(strict.stderr)")
+
+        // The daylight-saving hour of weather: the repeated key is named with both lines,
+        // and a re-run of the unchanged file writes nothing.
+        let weather = work.copy("real/weather.csv")
+        let key = "origin,year,month,day,hour"
+        let load = try work.run([weather, "--null", "NA", "--upsert", key])
+        #expect(load.status == 0)
+        #expect(try work.counts()["duplicateKeys"] == 1)
+        #expect(load.stderr.contains("weather.csv:789") && load.stderr.contains("weather.csv:790"), "\(load.stderr)")
+        let again = try work.run([weather, "--null", "NA", "--upsert", key])
+        #expect(again.status == 0)
+        let counts = try work.counts()
+        #expect(counts["updated"] == 0 && counts["inserted"] == 0 && counts["unchanged"] == 1457)
+        let refused = try work.run([weather, "--null", "NA", "--upsert", key, "--duplicate-keys", "error"])
+        #expect(refused.status == 65 && refused.stderr.contains("weather.csv:789"))
+    }
+
+    @Test func aRecordNeverMergesIntoARowOfAnotherIdentity() throws {
+        let work = Workspace()
+        defer { work.cleanUp() }
+        try work.schema(Self.seedsSchema)
+        let items = work.copy("items.jsonl")
+        #expect(try work.run([items, "--upsert", "libraryID,remoteID"]).status == 0)
+        let stolen: String = try work.value("SELECT id FROM items WHERE remoteID IS NOT NULL ORDER BY id LIMIT 1")!
+        let before = try TestSupport.dump(work.database)
+        // A new remoteID with the id of a synced row, and a null remoteID with that id.
+        for remote in [#""r-new-999""#, "null"] {
+            let input = TestSupport.write(
+                #"{"id":"\#(stolen)","libraryID":1,"remoteID":\#(remote),"name":"hybrid","updatedAt":"2026-12-01"}"# + "\n",
+                to: work.directory.appendingPathComponent("conflict.jsonl"))
+            let run = try work.run([input, "--table", "items", "--upsert", "libraryID,remoteID"])
+            #expect(run.status == 65, "\(run.stderr)")
+            #expect(run.stderr.contains("belong to different rows") && run.stderr.contains(stolen), "\(run.stderr)")
+            #expect(try TestSupport.dump(work.database) == before)
+            let skipped = try work.run([input, "--table", "items", "--upsert", "libraryID,remoteID", "--on-error", "skip"])
+            #expect(skipped.status == 2)
+            #expect(try TestSupport.dump(work.database) == before)
+        }
+    }
+
+    @Test func aTriggersRaiseFailStopsEveryStrategyTheDefaultIncluded() throws {
+        for strategy in ["auto", "multirow", "cached", "typed"] {
+            let work = Workspace()
+            defer { work.cleanUp() }
+            try work.schema("""
+                CREATE TABLE airlines (carrier TEXT PRIMARY KEY, name TEXT);
+                CREATE TRIGGER no_delta AFTER INSERT ON airlines WHEN new.name LIKE 'Delta%' BEGIN SELECT RAISE(FAIL, 'no Delta'); END;
+                """)
+            let airlines = work.copy("real/airlines.csv")
+            let run = try work.run([airlines, "--upsert", "carrier", "--strategy", strategy])
+            #expect(run.status == 65, "\(strategy): \(run.stderr)")
+            #expect(run.stderr.contains("airlines.csv:6") && run.stderr.contains("no Delta"), "\(strategy): \(run.stderr)")
+            #expect(try work.value("SELECT count(*) FROM airlines") == 0, "\(strategy)")
+            let skipped = try work.run([airlines, "--upsert", "carrier", "--strategy", strategy, "--on-error", "skip"])
+            #expect(skipped.status == 2)
+            let counts = try work.counts()
+            #expect(counts["inserted"] == 15 && counts["rejected"] == 1 && counts["unchanged"] == 0, "\(strategy): \(counts)")
+            #expect(try work.value("SELECT count(*) FROM airlines WHERE name LIKE 'Delta%'") == 0, "\(strategy)")
+        }
+    }
+
+    @Test func aSoftDeletePredicateNamingAnOmittedDefaultedColumnWorks() throws {
+        let work = Workspace()
+        defer { work.cleanUp() }
+        try work.schema("""
+            CREATE TABLE items (id TEXT PRIMARY KEY NOT NULL, name TEXT, libraryID INTEGER, remoteID TEXT, notes TEXT,
+              updatedAt TEXT, deleted INTEGER NOT NULL DEFAULT 0);
+            CREATE UNIQUE INDEX identity ON items (libraryID, remoteID) WHERE deleted = 0 AND remoteID IS NOT NULL;
+            """)
+        let items = work.copy("items.jsonl")
+        #expect(try work.run([items, "--upsert", "libraryID,remoteID"]).status == 0)
+        let again = try work.run([items, "--upsert", "libraryID,remoteID"])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(try work.counts()["unchanged"] == 20)
+    }
+
+    @Test func newerTreatsAStoredNullAsOlderAndNeverStoresAnArrivingNull() throws {
+        let work = Workspace()
+        defer { work.cleanUp() }
+        try work.schema("""
+            CREATE TABLE items (id TEXT PRIMARY KEY NOT NULL, name TEXT, libraryID INTEGER NOT NULL, remoteID TEXT, updatedAt TEXT);
+            CREATE UNIQUE INDEX identity ON items (libraryID, remoteID) WHERE remoteID IS NOT NULL;
+            """)
+        let first = TestSupport.write(
+            #"{"id":"a","libraryID":1,"remoteID":"r1","name":"old","updatedAt":null}"# + "\n"
+                + #"{"id":"b","libraryID":1,"remoteID":"r2","name":"kept","updatedAt":"2026-01-01"}"# + "\n",
+            to: work.directory.appendingPathComponent("v1.jsonl"))
+        #expect(try work.run([first, "--table", "items", "--upsert", "libraryID,remoteID"]).status == 0)
+        let second = TestSupport.write(
+            #"{"id":"a","libraryID":1,"remoteID":"r1","name":"new","updatedAt":"2026-02-01"}"# + "\n"
+                + #"{"id":"b","libraryID":1,"remoteID":"r2","name":"lost","updatedAt":null}"# + "\n",
+            to: work.directory.appendingPathComponent("v2.jsonl"))
+        let run = try work.run([second, "--table", "items", "--upsert", "libraryID,remoteID", "--merge", "newer:updatedAt"])
+        #expect(run.status == 0)
+        #expect(try work.counts()["updated"] == 1 && (try work.counts()["skipped"]) == 1)
+        #expect(try work.value("SELECT group_concat(name, ',') FROM (SELECT name FROM items ORDER BY id)") == "new,kept")
+    }
+
+    @Test func tableNamesResolveAsSQLiteResolvesThem() throws {
+        let work = Workspace()
+        defer { work.cleanUp() }
+        try work.schema("CREATE TABLE airlines (carrier TEXT PRIMARY KEY, name TEXT);")
+        let capitalised = work.copy("real/airlines.csv", as: "Airlines.csv")
+        let run = try work.run([capitalised, "--upsert", "carrier"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let qualified = try work.run([capitalised, "--upsert", "carrier", "--table", "main.AIRLINES"])
+        #expect(qualified.status == 0, "\(qualified.stderr)")
+        #expect(try work.counts()["unchanged"] == 16)
+        #expect(try work.value("SELECT count(*) FROM sqlite_schema WHERE type = 'table'") == 1)
+        let inspect = try TestSupport.run(["inspect", "AirLines", "--db", work.database], in: work.directory)
+        #expect(inspect.status == 0 && inspect.stdout.contains("--upsert carrier"), "\(inspect.stdout)\(inspect.stderr)")
+        #expect(try work.run([capitalised, "--table", "temp.airlines"]).status == 64)
+    }
+
+    @Test func aTriggerThatNamesAnIndexKeepsItOnAFirstLoad() throws {
+        let work = Workspace()
+        defer { work.cleanUp() }
+        try work.schema("""
+            CREATE TABLE penguins (species TEXT, island TEXT, bill_length_mm REAL, bill_depth_mm REAL, flipper_length_mm INTEGER,
+              body_mass_g INTEGER, sex TEXT, year INTEGER);
+            CREATE INDEX by_island ON penguins (island);
+            CREATE TABLE log (n INTEGER);
+            CREATE TRIGGER count_island AFTER INSERT ON penguins BEGIN
+              INSERT INTO log SELECT count(*) FROM penguins INDEXED BY by_island WHERE island = new.island;
+            END;
+            """)
+        let penguins = work.copy("real/penguins.csv")
+        let run = try work.run([penguins, "--null", "NA"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try work.value("SELECT count(*) FROM penguins") == 344)
+        #expect(try work.value("SELECT max(n) FROM log") == 168)
+    }
+}
