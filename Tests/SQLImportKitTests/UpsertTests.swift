@@ -205,6 +205,16 @@ import Testing
         // A re-run of the unchanged file writes nothing.
         let again = try fixture.run(fixture.input(items), strategy: strategy)
         #expect(again.updated == 0 && again.unchanged == 3 && again.duplicateKeys == 4)
+        // --duplicate-keys error refuses the first repeat, in a batch or across batches,
+        // naming its line, and commits nothing.
+        for rowsPerBatch in [4096, 2] {
+            let strict = try Fixture()
+            defer { strict.cleanUp() }
+            #expect {
+                try strict.run(strict.input(items), strategy: strategy) { $0.duplicateKeys = .error; $0.rowsPerBatch = rowsPerBatch }
+            } throws: { "\($0)".contains("items.jsonl:4") && "\($0)".contains("--duplicate-keys error") }
+            #expect(try DatabaseQueue(path: strict.database).read { try Int.fetchOne($0, sql: "SELECT count(*) FROM items") } == 0)
+        }
     }
 
     @Test(arguments: strategies)

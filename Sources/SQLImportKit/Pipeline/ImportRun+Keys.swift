@@ -15,8 +15,10 @@ extension ImportRun {
     ///
     /// A record whose key a later record of the same batch repeats is not written: the
     /// later one wins anyway, and so an unchanged re-run writes nothing for it. Repeats
-    /// farther apart are both written, in order (the later wins); either way each repeat
-    /// is counted once.
+    /// farther apart are both written, in order (the later wins), and SQLite tells them:
+    /// the later one's conflict lands on a row this run wrote (`TouchedRows`). Without
+    /// rowids, or in a dry run, the `KeyLedger` counts them. Either way each repeat is
+    /// counted once.
     func decideKeys(
         of batch: RecordBatch, firstRow: Int, shapes: [RowShape], inside: [Bool], inputName: String, into decisions: inout [KeyDecision]
     ) throws {
@@ -24,16 +26,15 @@ extension ImportRun {
         decisions.append(contentsOf: repeatElement(.write, count: batch.rowCount - firstRow))
         guard let target else { return }
         fingerprintScratch.removeAll(keepingCapacity: true)
-        lastRowOfKey.removeAll(keepingCapacity: true)
         for row in firstRow ..< batch.rowCount {
             let index = row - firstRow
             let shape = shapes[index]
             let columns = keyColumns(of: shape)
             var fingerprint: UInt64 = 0
-            if inside[index], let value = KeyLedger.fingerprint(row: row, of: batch, shape: shape, columns: columns.target, domain: 0) {
+            if let value = keyFingerprint(row: row, of: batch, shape: shape, inside: inside[index], seed: 0) {
                 fingerprint = value
             } else if target.fallbackKey != nil {
-                fingerprint = KeyLedger.fingerprint(row: row, of: batch, shape: shape, columns: columns.primaryKey, domain: 1) ?? 0
+                fingerprint = 0  // a NULL primary key: a new row each time
             } else {
                 summary.counts.nullKey += 1
                 let position = batch.position(row: row, inputName: inputName)
@@ -51,28 +52,60 @@ extension ImportRun {
                 }
             }
             fingerprintScratch.append(fingerprint)
-            if fingerprint != 0 { lastRowOfKey[fingerprint] = row }
+        }
+        // The next record of the batch with the same key, found backwards. A second,
+        // independent fingerprint confirms the match, so that only equal keys (never a
+        // 64-bit collision) make a record superseded.
+        nextRowOfKey.removeAll(keepingCapacity: true)
+        nextRowScratch.removeAll(keepingCapacity: true)
+        nextRowScratch.append(contentsOf: repeatElement(-1, count: batch.rowCount - firstRow))
+        for row in stride(from: batch.rowCount - 1, through: firstRow, by: -1) {
+            let index = row - firstRow
+            let fingerprint = fingerprintScratch[index]
+            guard fingerprint != 0 else { continue }
+            if let next = nextRowOfKey[fingerprint],
+                keyFingerprint(row: row, of: batch, shape: shapes[index], inside: inside[index], seed: 2)
+                    == keyFingerprint(row: next, of: batch, shape: shapes[next - firstRow], inside: inside[next - firstRow], seed: 2)
+            {
+                nextRowScratch[index] = next
+            }
+            nextRowOfKey[fingerprint] = row
         }
         for row in firstRow ..< batch.rowCount {
             let index = row - firstRow
             let fingerprint = fingerprintScratch[index]
             guard fingerprint != 0 else { continue }
             let shape = shapes[index]
-            let later = lastRowOfKey[fingerprint]!
-            let earlier: String
-            if later != row {
+            let next = nextRowScratch[index]
+            if next >= 0 {
                 decisions[index] = .pass
-                earlier = "\(batch.position(row: row, inputName: inputName))"
-                try noteDuplicate(earlier: earlier, later: batch.position(row: later, inputName: inputName), row: row, of: batch, shape: shape)
-            } else if let previous = keyLedger.insert(fingerprint, position: KeyLedger.pack(input: batch.inputIndex, line: batch.lines[row])) {
+                try noteDuplicate(
+                    earlier: "\(batch.position(row: row, inputName: inputName))", later: batch.position(row: next, inputName: inputName),
+                    row: row, of: batch, shape: shape)
+            } else if !session!.tracksRowids,
+                let previous = keyLedger.insert(fingerprint, position: KeyLedger.pack(input: batch.inputIndex, line: batch.lines[row]))
+            {
                 let (input, line) = KeyLedger.unpack(previous)
                 try noteDuplicate(earlier: "\(inputNames[input]):\(line)", later: batch.position(row: row, inputName: inputName), row: row, of: batch, shape: shape)
             }
         }
     }
 
+    /// The fingerprint of the key that decides `row`'s row: the conflict target's when
+    /// the record is inside its predicate with no NULL in it, else the primary key's (when
+    /// the input supplies it), else nil. `seed` 0 is the ledger's; another seed gives an
+    /// independent fingerprint that confirms a match.
+    private func keyFingerprint(row: Int, of batch: RecordBatch, shape: RowShape, inside: Bool, seed: UInt8) -> UInt64? {
+        let columns = keyColumns(of: shape)
+        if inside, let value = KeyLedger.fingerprint(row: row, of: batch, shape: shape, columns: columns.target, domain: seed) {
+            return value
+        }
+        guard target?.fallbackKey != nil else { return nil }
+        return KeyLedger.fingerprint(row: row, of: batch, shape: shape, columns: columns.primaryKey, domain: seed + 1)
+    }
+
     private func noteDuplicate(earlier: String, later: SourcePosition, row: Int, of batch: RecordBatch, shape: RowShape) throws {
-        summary.counts.duplicateKeys += 1
+        supersededKeys += 1
         guard options.duplicateKeys == .error || firstDuplicate == nil else { return }
         let columns = keyColumns(of: shape)
         let inside = KeyLedger.fingerprint(row: row, of: batch, shape: shape, columns: columns.target, domain: 0) != nil

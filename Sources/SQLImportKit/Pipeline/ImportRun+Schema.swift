@@ -266,6 +266,15 @@ extension ImportRun {
         let session = WriteSession(
             db: db, schema: schema, target: target, policy: options.merge,
             guardable: guarded ? try IndexedColumns.read(db, table: table) : [], mayReorderKeyClauses: guarded)
+        // Repeated keys are counted inside SQLite, by the rows they land on, when the
+        // table has rowids and the run writes; otherwise by fingerprint (`KeyLedger`).
+        if target != nil, !options.dryRun, tableIsReal {
+            if let rowid = session.rowidName {
+                let startMax = tableWasEmpty ? 0 : try Int64.fetchOne(db, sql: "SELECT max(\(rowid)) FROM \(SQLIdentifier.quote(table))") ?? 0
+                session.trackRowids(startMax: startMax)
+            }
+            session.counters.duplicatesAreErrors = options.duplicateKeys == .error
+        }
         if options.onError == .skip {
             session.onRecordFailure = { [unowned self] error, row, batch in
                 try reject(RejectedRecord(

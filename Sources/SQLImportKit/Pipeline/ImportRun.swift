@@ -41,9 +41,12 @@ final class ImportRun {
     // Keys (`ImportRun+Keys`).
     let keyLedger = KeyLedger()
     var fingerprintScratch: [UInt64] = []
-    var lastRowOfKey: [UInt64: Int] = [:]
+    var nextRowOfKey: [UInt64: Int] = [:]
+    var nextRowScratch: [Int] = []
     var firstNullKey: SourcePosition?
     var firstDuplicate: String?
+    /// Repeats found before writing (in a batch, or by the `KeyLedger`).
+    var supersededKeys = 0
     // Per-batch scratch of the write loop.
     var rowShapes: [RowShape] = []
     var rowInside: [Bool] = []
@@ -169,6 +172,7 @@ final class ImportRun {
             summary.counts.skipped = counts.skipped
             summary.counts.ignored = counts.ignored
         }
+        summary.counts.duplicateKeys = supersededKeys + (session?.counts.duplicates ?? 0)
     }
 
     func finishSummary() {
@@ -176,6 +180,11 @@ final class ImportRun {
         if summary.counts.nullKey > 0, let firstNullKey, options.nullKey == .insert {
             summary.warnings.append(
                 "\(summary.counts.nullKey) record(s) have a NULL key column or fall outside the partial index's predicate, and the input supplies no primary key (first: \(firstNullKey)): they were inserted as new rows (--null-key insert), and a re-run will insert them again")
+        }
+        if firstDuplicate == nil, let session, let rowid = session.counters.firstDuplicateRowid, let rowidName = session.rowidName, let target {
+            let key = try? Row.fetchOne(
+                db, sql: "SELECT \(SQLIdentifier.quoteList(target.columns)) FROM \(SQLIdentifier.quote(table)) WHERE \(rowidName) = ?", arguments: [rowid])
+            firstDuplicate = "a record repeats (\(SQLIdentifier.quoteList(target.columns))) = (\(key.map { $0.databaseValues.map(\.description).joined(separator: ", ") } ?? "?"))"
         }
         if summary.counts.duplicateKeys > 0, let firstDuplicate {
             summary.warnings.append(

@@ -4,9 +4,10 @@
 /// INSERT INTO "items" ("id", "libraryID", "remoteID", "name") VALUES (?, ?, ?, ?)
 /// ON CONFLICT ("libraryID", "remoteID") WHERE remoteID IS NOT NULL
 ///   DO UPDATE SET "name" = excluded."name"
-///   WHERE sqlimport_outcome(1, NOT ((("name" COLLATE BINARY)) IS ((excluded."name"))))
+///   WHERE sqlimport_identity(...) AND sqlimport_outcome(1, NOT ((("items"."name" COLLATE BINARY))
+///     IS ((excluded."name"))), "items"._rowid_)
 /// ON CONFLICT ("id") DO UPDATE SET "name" = excluded."name"
-///   WHERE sqlimport_outcome(1, NOT ((("name" COLLATE BINARY)) IS ((excluded."name"))))
+///   WHERE sqlimport_identity(...) AND sqlimport_outcome(1, NOT (...), "items"._rowid_)
 /// ```
 ///
 /// - The conflict target's predicate is the index's own text, so SQLite's structural
@@ -45,10 +46,13 @@ public struct UpsertStatement: Sendable {
     /// Columns (lowercased) whose storage class is kept as given, so that equal values
     /// of different types (`1`, `1.0`) must still count as a change.
     let typelessColumns: Set<String>
+    /// The conflicting row's rowid as the statement names it (`"items"._rowid_`), passed
+    /// to `sqlimport_outcome` last, or `NULL` for a WITHOUT ROWID table.
+    let rowidExpression: String
 
     /// The SQL function the `DO UPDATE ... WHERE` calls: `sqlimport_outcome(isNewer,
-    /// isChanged)`, or, in a guarded statement, `sqlimport_outcome(isNewer, isChanged,
-    /// keepsGuardedValues, isTheTargetsRow)`.
+    /// isChanged, rowid)`, or, in a guarded statement, `sqlimport_outcome(isNewer,
+    /// isChanged, keepsGuardedValues, isTheTargetsRow, rowid)`.
     static let outcomeFunction = "sqlimport_outcome"
     /// `sqlimport_identity(isSameRecord)`: fails the statement when false (see `action`).
     static let identityFunction = "sqlimport_identity"
@@ -59,13 +63,14 @@ public struct UpsertStatement: Sendable {
     ///   - typelessColumns: lowercased columns with no type affinity (untyped or `ANY`).
     public init(
         table: String, columns: [String], target: ConflictTarget?, policy: MergePolicy, guardable: Set<String> = [],
-        mayReorderKeyClauses: Bool = false, typelessColumns: Set<String> = []
+        mayReorderKeyClauses: Bool = false, typelessColumns: Set<String> = [], rowidName: String? = nil
     ) {
         self.table = table
         self.columns = columns
         self.target = target
         self.policy = policy
         self.typelessColumns = typelessColumns
+        rowidExpression = rowidName.map { "\(SQLIdentifier.quote(table)).\($0)" } ?? "NULL"
         if let target {
             let protected = Set((target.columns + (target.fallbackKey ?? [])).map { $0.lowercased() })
             updatedColumns = columns.filter { !protected.contains($0.lowercased()) }
@@ -81,7 +86,8 @@ public struct UpsertStatement: Sendable {
             fallback = nil
         } else {
             fallback = UpsertStatementFallback(
-                UpsertStatement(table: table, columns: columns, target: target, policy: policy, typelessColumns: typelessColumns))
+                UpsertStatement(
+                    table: table, columns: columns, target: target, policy: policy, typelessColumns: typelessColumns, rowidName: rowidName))
         }
     }
 
@@ -123,7 +129,7 @@ public struct UpsertStatement: Sendable {
     }
 
     /// `DO UPDATE SET ... WHERE ...`. A conflict that must not update (`--merge ignore`,
-    /// or no column to assign) is `DO UPDATE SET "k" = "k" WHERE sqlimport_outcome(..., 0)`,
+    /// or no column to assign) is `DO UPDATE SET "k" = "k" WHERE sqlimport_outcome(..., 0, rowid)`,
     /// which updates nothing, like `DO NOTHING`, but counts the row, so that a record
     /// SQLite drops through a column's `ON CONFLICT IGNORE` is told apart from a kept one.
     ///
@@ -153,7 +159,7 @@ public struct UpsertStatement: Sendable {
         }
         if doesNothingOnConflict {
             let column = SQLIdentifier.quote(target?.columns.first ?? columns[0])
-            conditions.append("\(Self.outcomeFunction)(\(policy == .ignore ? "0" : "1"), 0)")
+            conditions.append("\(Self.outcomeFunction)(\(policy == .ignore ? "0" : "1"), 0, \(rowidExpression))")
             return "DO UPDATE SET \(column) = \(column) WHERE \(conditions.joined(separator: " AND "))"
         }
         let guarded = Set(guardedColumns)
@@ -174,6 +180,7 @@ public struct UpsertStatement: Sendable {
             let key = target?.columns ?? []
             arguments.append(clause == .keyFirst ? sameValues(key, as: key.map { "excluded.\(SQLIdentifier.quote($0))" }) : "1")
         }
+        arguments.append(rowidExpression)
         conditions.append("\(Self.outcomeFunction)(\(arguments.joined(separator: ", ")))")
         return "DO UPDATE SET \(set) WHERE \(conditions.joined(separator: " AND "))"
     }

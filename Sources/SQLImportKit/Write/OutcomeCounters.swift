@@ -3,7 +3,7 @@ import GRDBSQLite
 /// Counts what happened to each record, exactly, whatever the write strategy.
 ///
 /// `inserted + updated` is what `sqlite3_changes()` reports for a statement. The
-/// `DO UPDATE ... WHERE` clause calls `sqlimport_outcome(isNewer, isChanged)` once per
+/// `DO UPDATE ... WHERE` clause calls `sqlimport_outcome(isNewer, isChanged, rowid)` once per
 /// conflicting row, which tells updated rows from unchanged and skipped ones. A guarded
 /// statement (`UpsertStatement.fallback`) passes two more: `keepsGuardedValues` fails the
 /// statement when it is false for a row that would be updated, and `isTheTargetsRow`
@@ -38,15 +38,26 @@ final class OutcomeCounters {
     /// Set when `sqlimport_outcome` failed a guarded statement; the writer then runs the
     /// fallback statement (`UpsertStatement.fallback`) for the same records.
     var needsFallback = false
+    /// The rows this run wrote, when the table has rowids: a conflict on one of them is
+    /// a repeated key (`duplicateKeys`).
+    var touched: TouchedRows?
+    /// Conflicts on rows this run had written already.
+    var duplicates = 0
+    /// The first such row, to name its key in the warning.
+    var firstDuplicateRowid: Int64?
+    /// `--duplicate-keys error`: such a conflict fails the statement, as the record's fault.
+    var duplicatesAreErrors = false
 
     static let guardMessage = "sqlimport: this record needs the statement that assigns every column, target first"
     static let identityMessage = "sqlimport: the record's conflict-target key and primary key belong to different rows"
+    static let duplicateMessage = "sqlimport: the record repeats the key of an earlier record of this run"
 
-    /// Registers `sqlimport_outcome` (two and four arguments) on the connection. Call
-    /// `unregister` before the counters go away.
+    /// Registers `sqlimport_outcome` (three and five arguments, the last the conflicting
+    /// row's rowid or NULL) and `sqlimport_identity` on the connection. Call `unregister`
+    /// before the counters go away.
     func register(on connection: OpaquePointer) {
         let me = Unmanaged.passUnretained(self).toOpaque()
-        for arity: Int32 in [2, 4] {
+        for arity: Int32 in [3, 5] {
             sqlite3_create_function_v2(
                 connection, UpsertStatement.outcomeFunction, arity, SQLITE_UTF8, me,
                 { context, count, arguments in
@@ -54,11 +65,25 @@ final class OutcomeCounters {
                     func isTrue(_ index: Int) -> Bool {
                         sqlite3_value_type(arguments![index]) != SQLITE_NULL && sqlite3_value_int64(arguments![index]) != 0
                     }
-                    let isGuarded = count == 4
+                    let isGuarded = count == 5
                     if isGuarded && (!isTrue(3) || isTrue(0) && !isTrue(2)) {
                         counters.needsFallback = true
                         sqlite3_result_error(context, OutcomeCounters.guardMessage, -1)
-                    } else if !isTrue(0) {
+                        return
+                    }
+                    let rowid = arguments![Int(count) - 1]
+                    if let touched = counters.touched, sqlite3_value_type(rowid) == SQLITE_INTEGER,
+                        touched.testAndSet(sqlite3_value_int64(rowid))
+                    {
+                        if counters.duplicatesAreErrors {
+                            sqlite3_result_error(context, OutcomeCounters.duplicateMessage, -1)
+                            sqlite3_result_error_code(context, SQLITE_CONSTRAINT)
+                            return
+                        }
+                        counters.duplicates += 1
+                        if counters.firstDuplicateRowid == nil { counters.firstDuplicateRowid = sqlite3_value_int64(rowid) }
+                    }
+                    if !isTrue(0) {
                         counters.skipped += 1
                         sqlite3_result_int(context, 0)
                     } else if !isTrue(1) {
@@ -84,21 +109,28 @@ final class OutcomeCounters {
     }
 
     func unregister(on connection: OpaquePointer) {
-        for arity: Int32 in [2, 4] {
+        for arity: Int32 in [3, 5] {
             sqlite3_create_function_v2(connection, UpsertStatement.outcomeFunction, arity, SQLITE_UTF8, nil, nil, nil, nil, nil)
         }
         sqlite3_create_function_v2(connection, UpsertStatement.identityFunction, 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil, nil, nil, nil, nil)
     }
 
     struct Snapshot {
-        var updated, unchanged, skipped: Int
+        var updated, unchanged, skipped, duplicates: Int
     }
 
-    var snapshot: Snapshot { Snapshot(updated: updated, unchanged: unchanged, skipped: skipped) }
+    /// The counts before a statement runs; `restore` undoes what the statement counted
+    /// (and the rows it marked) when SQLite undoes the statement.
+    var snapshot: Snapshot {
+        touched?.beginStatement()
+        return Snapshot(updated: updated, unchanged: unchanged, skipped: skipped, duplicates: duplicates)
+    }
 
     func restore(_ snapshot: Snapshot) {
         updated = snapshot.updated
         unchanged = snapshot.unchanged
         skipped = snapshot.skipped
+        duplicates = snapshot.duplicates
+        touched?.undoStatement()
     }
 }

@@ -14,6 +14,9 @@ final class RowShape {
     var prepared: [Int: OpaquePointer] = [:]
     /// Prepared `statement.fallback` statements by rows per statement.
     var preparedFallback: [Int: OpaquePointer] = [:]
+    /// Position of the table's `INTEGER PRIMARY KEY` among the statement's columns, when
+    /// the records supply it: the rowids of the rows they insert.
+    let rowidAliasPosition: Int?
     /// Position of the column a `col IS NOT NULL` partial predicate tests, once known.
     var notNullPosition: Int??
     /// The conflict target's and the primary-key clause's columns, once known
@@ -25,7 +28,7 @@ final class RowShape {
     ///   - mayReorderKeyClauses: whether the primary-key clause may come first.
     init(
         inputColumns: [Int], tableColumns: [Int], schema: TableSchema, target: ConflictTarget?, policy: MergePolicy,
-        guardable: Set<String>, mayReorderKeyClauses: Bool
+        guardable: Set<String>, mayReorderKeyClauses: Bool, rowidName: String?
     ) {
         self.inputColumns = inputColumns
         self.tableColumns = tableColumns
@@ -34,10 +37,11 @@ final class RowShape {
         }
         self.affinities = affinities
         let names = tableColumns.map { schema.columns[$0].name }
+        rowidAliasPosition = schema.rowidAlias.flatMap { alias in names.firstIndex(of: alias) }
         let typeless = zip(names, affinities).filter { $0.1 == .blob }.map { $0.0.lowercased() }
         statement = UpsertStatement(
             table: schema.name, columns: names, target: target, policy: policy, guardable: guardable,
-            mayReorderKeyClauses: mayReorderKeyClauses, typelessColumns: Set(typeless))
+            mayReorderKeyClauses: mayReorderKeyClauses, typelessColumns: Set(typeless), rowidName: rowidName)
     }
 
     func finalize() {

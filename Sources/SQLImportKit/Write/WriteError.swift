@@ -11,6 +11,8 @@ public struct WriteError: Error, Sendable, CustomStringConvertible {
         /// The record's conflict-target key finds one row and its primary key another
         /// (or a row with another target key): applying it would merge two identities.
         case identityConflict(target: String, primaryKey: String)
+        /// `--duplicate-keys error`: the record's key is that of a row the run wrote.
+        case repeatedKey
     }
 
     public var position: SourcePosition
@@ -40,6 +42,8 @@ public struct WriteError: Error, Sendable, CustomStringConvertible {
             return "\(position): field \(SQLIdentifier.quote(column)) = \(value) is not a valid \(expected) for that column; fix the input or change the column's type"
         case .nullInNotNullColumn(let column):
             return "\(position): field \(SQLIdentifier.quote(column)) is null but the column is NOT NULL; supply a value"
+        case .repeatedKey:
+            return "\(position): the record repeats the key of an earlier record of this run (--duplicate-keys error); nothing was committed. Remove one of them, or drop --duplicate-keys error to let the later record win"
         case .identityConflict(let target, let primaryKey):
             return "\(position): the record's key \(target) and its primary key \(primaryKey) belong to different rows (or the row with that primary key holds another key), so applying it would merge two rows into one; fix the record's keys in the input, or delete the stale row first (--on-error skip sets such records aside)"
         }

@@ -36,6 +36,11 @@ final class WriteSession {
     /// then run inside a savepoint, rolled back on failure, so that the retry starts
     /// from the state before the statement, as one SQL upsert per record would.
     let usesSavepoints: Bool
+    /// How statements name the conflicting row's rowid (`_rowid_`, `rowid` or `oid`,
+    /// whichever no column shadows), nil for a WITHOUT ROWID table.
+    let rowidName: String?
+    /// True when repeated keys are counted by rowid (`TouchedRows`) inside SQLite.
+    var tracksRowids: Bool { counters.touched != nil }
     private var savepointStatements: [OpaquePointer] = []
 
     init(
@@ -56,7 +61,16 @@ final class WriteSession {
         if let predicate = target?.predicate {
             partialFilter = PartialPredicateFilter(predicate: predicate, table: schema.name)
         }
+        let names = Set(schema.columns.map { $0.name.lowercased() })
+        rowidName = schema.isWithoutRowid ? nil : ["_rowid_", "rowid", "oid"].first { !names.contains($0) }
         counters.register(on: connection)
+    }
+
+    /// Starts counting repeated keys by rowid: `startMax` is the table's largest rowid
+    /// when the run began. Call before the first statement.
+    func trackRowids(startMax: Int64) {
+        guard rowidName != nil else { return }
+        counters.touched = TouchedRows(startMax: startMax)
     }
 
     func close() {
@@ -102,7 +116,7 @@ final class WriteSession {
         let tableColumns = shapeKey.map { input in mapping.first { $0.input == input }!.table }
         let shape = RowShape(
             inputColumns: shapeKey, tableColumns: tableColumns, schema: schema, target: target, policy: policy, guardable: guardable,
-            mayReorderKeyClauses: mayReorderKeyClauses)
+            mayReorderKeyClauses: mayReorderKeyClauses, rowidName: rowidName)
         shapes[shapeKey] = shape
         lastShape = shape
         return shape
@@ -175,6 +189,7 @@ final class WriteSession {
         do {
             try step(statement, rows: rows, of: batch, shape: shape, bytes: bytes, restoring: before)
             account(shape.statement, rows: rows, before: before)
+            markSuppliedRowids(rows, of: batch, shape: shape, bytes: bytes)
         } catch {
             let needsFallback = counters.needsFallback
             counters.needsFallback = false
@@ -187,6 +202,7 @@ final class WriteSession {
             }
             try step(statement, rows: rows, of: batch, shape: shape, bytes: bytes, restoring: before)
             account(fallback, rows: rows, before: before)
+            markSuppliedRowids(rows, of: batch, shape: shape, bytes: bytes)
         }
     }
 
@@ -211,6 +227,27 @@ final class WriteSession {
             throw StepFailure(code: extended, message: message, rolledBack: transactionRolledBack)
         }
         sqlite3_reset(statement)
+    }
+
+    /// Marks the rowids that records supplying the `INTEGER PRIMARY KEY` may have inserted
+    /// below `TouchedRows.startMax` (in a gap), so that a later conflict there counts as a
+    /// repeated key. Marking one that was not inserted is harmless: only a record of this
+    /// run can have put a row there since.
+    private func markSuppliedRowids(_ rows: Range<Int>, of batch: RecordBatch, shape: RowShape, bytes: UnsafePointer<UInt8>) {
+        guard let touched = counters.touched, let position = shape.rowidAliasPosition else { return }
+        for row in rows {
+            let cell = batch.cell(row: row, column: shape.inputColumns[position])
+            switch cell.kind {
+            case .integer:
+                touched.mark(cell.payload)
+            case .untypedText, .text:
+                if case .value(let value) = NumberText.parseInteger(UnsafeRawBufferPointer(start: bytes + Int(cell.payload), count: Int(cell.length))) {
+                    touched.mark(value)
+                }
+            default:
+                break
+            }
+        }
     }
 
     /// Counts inserted and ignored rows after `statement` ran on `rows`: every conflict
@@ -315,6 +352,9 @@ final class WriteSession {
                     column: column, value: batch.text(cell),
                     why: "does not fit a 64-bit integer, and SQLite would store it as an inexact REAL in this \(shape.affinities[refused].rawValue) column; declare the column TEXT to keep it exactly"))
         }
+        if failure.message == OutcomeCounters.duplicateMessage {
+            return WriteError(position: position, reason: .repeatedKey)
+        }
         if failure.message == OutcomeCounters.identityMessage, let target {
             func describe(_ columns: [String]) -> String {
                 let values = columns.map { column -> String in
@@ -348,7 +388,7 @@ final class WriteSession {
         }
     }
 
-    var counts: (inserted: Int, updated: Int, unchanged: Int, skipped: Int, ignored: Int) {
-        (inserted, counters.updated, counters.unchanged, counters.skipped, ignored)
+    var counts: (inserted: Int, updated: Int, unchanged: Int, skipped: Int, ignored: Int, duplicates: Int) {
+        (inserted, counters.updated, counters.unchanged, counters.skipped, ignored, counters.duplicates)
     }
 }
