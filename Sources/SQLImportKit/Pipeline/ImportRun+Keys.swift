@@ -1,6 +1,6 @@
 /// What the write loop knows of each record's key before it writes: whether the conflict
-/// target (or the primary-key clause) can match it, and whether another record of the run
-/// has the same key.
+/// target (or the primary-key clause) can match it, and whether another record of the
+/// batch has the same key.
 extension ImportRun {
     /// A record's fate, decided before its batch is written.
     enum KeyDecision: UInt8 {
@@ -10,8 +10,8 @@ extension ImportRun {
         case pass
     }
 
-    /// Decides `decisions[row - firstRow]` for the rows of `batch`, counts `nullKey` and
-    /// `duplicateKeys`, and throws where a policy says the run must stop.
+    /// Decides `plan.decisions[row - firstRow]` for the rows of `batch`, counts `nullKey`
+    /// and repeated keys, and throws where a policy says the run must stop.
     ///
     /// A record whose key a later record of the same batch repeats is not written: the
     /// later one wins anyway, and so an unchanged re-run writes nothing for it. Repeats
@@ -19,74 +19,74 @@ extension ImportRun {
     /// the later one's conflict lands on a row this run wrote (`TouchedRows`). Without
     /// rowids, or in a dry run, the `KeyLedger` counts them. Either way each repeat is
     /// counted once.
-    func decideKeys(
-        of batch: RecordBatch, firstRow: Int, shapes: [RowShape], inside: [Bool], inputName: String, into decisions: inout [KeyDecision]
-    ) throws {
-        decisions.removeAll(keepingCapacity: true)
-        decisions.append(contentsOf: repeatElement(.write, count: batch.rowCount - firstRow))
+    func decideKeys(of batch: RecordBatch, firstRow: Int, inputName: String, plan: inout BatchPlan) throws {
+        let count = batch.rowCount - firstRow
+        plan.decisions.removeAll(keepingCapacity: true)
+        plan.decisions.append(contentsOf: repeatElement(.write, count: count))
         guard let target else { return }
-        fingerprintScratch.removeAll(keepingCapacity: true)
-        for row in firstRow ..< batch.rowCount {
-            let index = row - firstRow
-            let shape = shapes[index]
-            let columns = keyColumns(of: shape)
-            var fingerprint: UInt64 = 0
-            if let value = keyFingerprint(row: row, of: batch, shape: shape, inside: inside[index], seed: 0) {
-                fingerprint = value
-            } else if target.fallbackKey != nil {
-                fingerprint = 0  // a NULL primary key: a new row each time
-            } else {
-                summary.counts.nullKey += 1
-                let position = batch.position(row: row, inputName: inputName)
-                let why = inside[index] ? "has a NULL column, which a unique index never matches" : "falls outside the partial index's predicate (WHERE \(target.predicate ?? ""))"
-                switch options.nullKey {
-                case .error:
-                    throw UpsertError.nullKey(position: position, key: describeKey(row: row, of: batch, shape: shape, columns: columns.target), why: why)
-                case .skip:
-                    decisions[index] = .pass
-                    try reject(RejectedRecord(
-                        input: position.input, line: position.line, byteOffset: position.byteOffset,
-                        reason: "\(position): the record's key \(why) (--null-key skip)", record: batch.rawRecord(row: row)))
-                case .insert:
-                    if firstNullKey == nil { firstNullKey = position }
-                }
+        plan.fingerprints.removeAll(keepingCapacity: true)
+        for index in 0 ..< count {
+            let row = firstRow + index
+            if let value = keyFingerprint(row: row, of: batch, shape: plan.shapes[index], inside: plan.inside[index], seed: 0) {
+                plan.fingerprints.append(value)
+                continue
             }
-            fingerprintScratch.append(fingerprint)
+            plan.fingerprints.append(0)
+            // A NULL primary key makes a new row each time, as SQLite does.
+            guard target.fallbackKey == nil else { continue }
+            summary.counts.nullKey += 1
+            let position = batch.position(row: row, inputName: inputName)
+            let why = plan.inside[index]
+                ? "has a NULL column, which a unique index never matches"
+                : "falls outside the partial index's predicate (WHERE \(target.predicate ?? ""))"
+            switch options.nullKey {
+            case .error:
+                let shape = plan.shapes[index]
+                throw UpsertError.nullKey(position: position, key: describeKey(row: row, of: batch, shape: shape, columns: keyColumns(of: shape).target), why: why)
+            case .skip:
+                plan.decisions[index] = .pass
+                try reject(RejectedRecord(
+                    input: position.input, line: position.line, byteOffset: position.byteOffset,
+                    reason: "\(position): the record's key \(why) (--null-key skip)", record: batch.rawRecord(row: row)))
+            case .insert:
+                if firstNullKey == nil { firstNullKey = position }
+            }
         }
         // The next record of the batch with the same key, found backwards. A second,
         // independent fingerprint confirms the match, so that only equal keys (never a
         // 64-bit collision) make a record superseded.
-        nextRowOfKey.removeAll(keepingCapacity: true)
-        nextRowScratch.removeAll(keepingCapacity: true)
-        nextRowScratch.append(contentsOf: repeatElement(-1, count: batch.rowCount - firstRow))
-        for row in stride(from: batch.rowCount - 1, through: firstRow, by: -1) {
-            let index = row - firstRow
-            let fingerprint = fingerprintScratch[index]
+        plan.keys.reset(capacityFor: count)
+        plan.next.removeAll(keepingCapacity: true)
+        plan.next.append(contentsOf: repeatElement(-1, count: count))
+        for index in stride(from: count - 1, through: 0, by: -1) {
+            let fingerprint = plan.fingerprints[index]
             guard fingerprint != 0 else { continue }
-            if let next = nextRowOfKey[fingerprint],
-                keyFingerprint(row: row, of: batch, shape: shapes[index], inside: inside[index], seed: 2)
-                    == keyFingerprint(row: next, of: batch, shape: shapes[next - firstRow], inside: inside[next - firstRow], seed: 2)
+            if let next = plan.keys.exchange(fingerprint, index: index),
+                keyFingerprint(row: firstRow + index, of: batch, shape: plan.shapes[index], inside: plan.inside[index], seed: 2)
+                    == keyFingerprint(row: firstRow + next, of: batch, shape: plan.shapes[next], inside: plan.inside[next], seed: 2)
             {
-                nextRowScratch[index] = next
+                plan.next[index] = next
             }
-            nextRowOfKey[fingerprint] = row
         }
-        for row in firstRow ..< batch.rowCount {
-            let index = row - firstRow
-            let fingerprint = fingerprintScratch[index]
+        let countsInSQLite = session?.tracksRowids ?? false
+        for index in 0 ..< count {
+            let fingerprint = plan.fingerprints[index]
             guard fingerprint != 0 else { continue }
-            let shape = shapes[index]
-            let next = nextRowScratch[index]
+            let row = firstRow + index
+            let next = plan.next[index]
             if next >= 0 {
-                decisions[index] = .pass
+                plan.decisions[index] = .pass
                 try noteDuplicate(
-                    earlier: "\(batch.position(row: row, inputName: inputName))", later: batch.position(row: next, inputName: inputName),
-                    row: row, of: batch, shape: shape)
-            } else if !session!.tracksRowids,
+                    earlier: "\(batch.position(row: row, inputName: inputName))",
+                    later: batch.position(row: firstRow + next, inputName: inputName), row: row, of: batch, shape: plan.shapes[index],
+                    inside: plan.inside[index])
+            } else if !countsInSQLite,
                 let previous = keyLedger.insert(fingerprint, position: KeyLedger.pack(input: batch.inputIndex, line: batch.lines[row]))
             {
                 let (input, line) = KeyLedger.unpack(previous)
-                try noteDuplicate(earlier: "\(inputNames[input]):\(line)", later: batch.position(row: row, inputName: inputName), row: row, of: batch, shape: shape)
+                try noteDuplicate(
+                    earlier: "\(inputNames[input]):\(line)", later: batch.position(row: row, inputName: inputName), row: row, of: batch,
+                    shape: plan.shapes[index], inside: plan.inside[index])
             }
         }
     }
@@ -95,6 +95,7 @@ extension ImportRun {
     /// the record is inside its predicate with no NULL in it, else the primary key's (when
     /// the input supplies it), else nil. `seed` 0 is the ledger's; another seed gives an
     /// independent fingerprint that confirms a match.
+    @inline(__always)
     private func keyFingerprint(row: Int, of batch: RecordBatch, shape: RowShape, inside: Bool, seed: UInt8) -> UInt64? {
         let columns = keyColumns(of: shape)
         if inside, let value = KeyLedger.fingerprint(row: row, of: batch, shape: shape, columns: columns.target, domain: seed) {
@@ -104,12 +105,12 @@ extension ImportRun {
         return KeyLedger.fingerprint(row: row, of: batch, shape: shape, columns: columns.primaryKey, domain: seed + 1)
     }
 
-    private func noteDuplicate(earlier: String, later: SourcePosition, row: Int, of batch: RecordBatch, shape: RowShape) throws {
+    private func noteDuplicate(earlier: String, later: SourcePosition, row: Int, of batch: RecordBatch, shape: RowShape, inside: Bool) throws {
         supersededKeys += 1
         guard options.duplicateKeys == .error || firstDuplicate == nil else { return }
         let columns = keyColumns(of: shape)
-        let inside = KeyLedger.fingerprint(row: row, of: batch, shape: shape, columns: columns.target, domain: 0) != nil
-        let key = describeKey(row: row, of: batch, shape: shape, columns: inside ? columns.target : columns.primaryKey)
+        let byTarget = inside && KeyLedger.fingerprint(row: row, of: batch, shape: shape, columns: columns.target, domain: 0) != nil
+        let key = describeKey(row: row, of: batch, shape: shape, columns: byTarget ? columns.target : columns.primaryKey)
         if options.duplicateKeys == .error { throw UpsertError.duplicateKey(earlier: earlier, later: later, key: key) }
         firstDuplicate = "\(earlier) and \(later.input):\(later.line) share \(key)"
     }
@@ -122,7 +123,8 @@ extension ImportRun {
     }
 
     /// The key columns of the target and of the primary-key clause within `shape`.
-    func keyColumns(of shape: RowShape) -> (target: [KeyColumn], primaryKey: [KeyColumn]) {
+    @inline(__always)
+    func keyColumns(of shape: RowShape) -> RowShape.KeyColumns {
         if let known = shape.keyColumns { return known }
         func columns(_ names: [String], collations: [String]?) -> [KeyColumn] {
             names.enumerated().compactMap { offset, name in
@@ -130,13 +132,66 @@ extension ImportRun {
                 return KeyColumn(position: position, affinity: shape.affinities[position], collation: collations?[offset])
             }
         }
-        let primaryKey = target?.fallbackKey ?? []
         let primaryKeyCollations = schema?.uniqueKeys.first { $0.origin == .primaryKey }?.collations
-        let result = (
-            columns(target?.columns ?? [], collations: target?.key.collations),
-            columns(primaryKey, collations: primaryKeyCollations)
-        )
+        let result = RowShape.KeyColumns(
+            target: columns(target?.columns ?? [], collations: target?.key.collations),
+            primaryKey: columns(target?.fallbackKey ?? [], collations: primaryKeyCollations))
         shape.keyColumns = result
         return result
+    }
+}
+
+/// The write loop's scratch for one batch, reused from batch to batch. The loop moves it
+/// into a local variable, so that its arrays are not class properties, each access of
+/// which Swift checks for exclusivity at run time.
+struct BatchPlan {
+    /// Each record's shape and whether it is inside the target's partial predicate.
+    var shapes: [RowShape] = []
+    var inside: [Bool] = []
+    /// `KeyDecision` of each record.
+    var decisions: [ImportRun.KeyDecision] = []
+    var fingerprints: [UInt64] = []
+    /// The next record of the batch with the same key, or -1.
+    var next: [Int] = []
+    var keys = BatchKeyTable()
+}
+
+/// Fingerprints of one batch's keys, each with the row that had it last: an
+/// open-addressing table cleared per batch, so no allocation and no SipHash per record.
+struct BatchKeyTable {
+    private var fingerprints: [UInt64] = []
+    private var rows: [Int32] = []
+    private var mask = 0
+
+    mutating func reset(capacityFor count: Int) {
+        var capacity = 16
+        while capacity < count * 2 { capacity <<= 1 }
+        if fingerprints.count != capacity {
+            fingerprints = Array(repeating: 0, count: capacity)
+            rows = Array(repeating: 0, count: capacity)
+        } else {
+            for slot in fingerprints.indices { fingerprints[slot] = 0 }
+        }
+        mask = capacity - 1
+    }
+
+    /// Stores `index` for `fingerprint` (never 0); returns the index stored before, if any.
+    @inline(__always)
+    mutating func exchange(_ fingerprint: UInt64, index: Int) -> Int? {
+        var slot = Int(truncatingIfNeeded: fingerprint) & mask
+        while true {
+            let stored = fingerprints[slot]
+            if stored == 0 {
+                fingerprints[slot] = fingerprint
+                rows[slot] = Int32(index)
+                return nil
+            }
+            if stored == fingerprint {
+                let previous = Int(rows[slot])
+                rows[slot] = Int32(index)
+                return previous
+            }
+            slot = (slot + 1) & mask
+        }
     }
 }

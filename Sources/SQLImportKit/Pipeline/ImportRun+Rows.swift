@@ -18,8 +18,11 @@ extension ImportRun {
         }
         try batch.bytes.withUnsafeBufferPointer { buffer in
             let bytes = buffer.baseAddress!
-            rowShapes.removeAll(keepingCapacity: true)
-            rowInside.removeAll(keepingCapacity: true)
+            var plan = BatchPlan()
+            swap(&plan, &batchPlan)
+            defer { swap(&plan, &batchPlan) }
+            plan.shapes.removeAll(keepingCapacity: true)
+            plan.inside.removeAll(keepingCapacity: true)
             for row in firstRow ..< batch.rowCount {
                 let shape = session.shape(of: row, in: batch)
                 if shape.inputColumns.isEmpty { throw ImportError.emptyRecord(batch.position(row: row, inputName: inputName)) }
@@ -28,8 +31,8 @@ extension ImportRun {
                     summary.counts.outsidePartialIndex += 1
                     inside = false
                 }
-                rowShapes.append(shape)
-                rowInside.append(inside)
+                plan.shapes.append(shape)
+                plan.inside.append(inside)
                 if summary.statementSQL == nil {
                     summary.statementSQL = shape.statement.sql(rowCount: 1)
                     if let fallback = shape.statement.fallback?.statement {
@@ -38,14 +41,14 @@ extension ImportRun {
                     }
                 }
             }
-            try decideKeys(of: batch, firstRow: firstRow, shapes: rowShapes, inside: rowInside, inputName: inputName, into: &keyDecisions)
+            try decideKeys(of: batch, firstRow: firstRow, inputName: inputName, plan: &plan)
             guard !options.dryRun else { return }
             // Runs of consecutive records of one shape that are written.
             var runStart = firstRow
             var runShape: RowShape?
             for row in firstRow ..< batch.rowCount {
                 let index = row - firstRow
-                let shape: RowShape? = keyDecisions[index] == .write ? rowShapes[index] : nil
+                let shape: RowShape? = plan.decisions[index] == .write ? plan.shapes[index] : nil
                 if shape !== runShape {
                     if let runShape {
                         try strategy.write(runStart ..< row, of: batch, shape: runShape, session: session, inputName: inputName, bytes: bytes)

@@ -40,17 +40,11 @@ final class ImportRun {
 
     // Keys (`ImportRun+Keys`).
     let keyLedger = KeyLedger()
-    var fingerprintScratch: [UInt64] = []
-    var nextRowOfKey: [UInt64: Int] = [:]
-    var nextRowScratch: [Int] = []
+    var batchPlan = BatchPlan()
     var firstNullKey: SourcePosition?
     var firstDuplicate: String?
     /// Repeats found before writing (in a batch, or by the `KeyLedger`).
     var supersededKeys = 0
-    // Per-batch scratch of the write loop.
-    var rowShapes: [RowShape] = []
-    var rowInside: [Bool] = []
-    var keyDecisions: [KeyDecision] = []
 
     init(
         options: ImportOptions, db: Database, table: String, source: BatchSource, transaction: RunTransaction, summary: ImportSummary,

@@ -21,7 +21,12 @@ final class RowShape {
     var notNullPosition: Int??
     /// The conflict target's and the primary-key clause's columns, once known
     /// (`ImportRun.keyColumns`).
-    var keyColumns: (target: [KeyColumn], primaryKey: [KeyColumn])?
+    var keyColumns: KeyColumns?
+
+    struct KeyColumns {
+        var target: [KeyColumn]
+        var primaryKey: [KeyColumn]
+    }
 
     /// - Parameters:
     ///   - guardable: columns that may be left out of `SET` (`IndexedColumns`).

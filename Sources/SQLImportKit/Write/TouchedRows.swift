@@ -11,7 +11,10 @@
 final class TouchedRows {
     /// `max(rowid)` when the run began (0 for an empty table).
     let startMax: Int64
-    private var pages: [Int64: Int] = [:]
+    /// Word offset of each page in `words`, by page number, -1 for a page not touched;
+    /// pages beyond `directory` (rowids above 2^34, or negative) are in `farPages`.
+    private var directory: [Int32]
+    private var farPages: [Int64: Int] = [:]
     private var words: [UInt64] = []
     /// Rowids marked since `beginStatement`, unmarked again by `undoStatement`.
     private var log: [Int64] = []
@@ -20,6 +23,7 @@ final class TouchedRows {
 
     init(startMax: Int64) {
         self.startMax = startMax
+        directory = Array(repeating: -1, count: Int(min(max(startMax, 0), 1 << 34) >> 12) + 1)
     }
 
     /// Marks `rowid` as written by this run; returns whether it already was.
@@ -52,11 +56,17 @@ final class TouchedRows {
     private func locate(_ rowid: Int64) -> (word: Int, bit: UInt64) {
         let page = rowid >> 12
         let index: Int
-        if let known = pages[page] {
+        if page >= 0 && page < directory.count {
+            if directory[Int(page)] < 0 {
+                directory[Int(page)] = Int32(words.count)
+                words.append(contentsOf: repeatElement(0, count: Self.wordsPerPage))
+            }
+            index = Int(directory[Int(page)])
+        } else if let known = farPages[page] {
             index = known
         } else {
             index = words.count
-            pages[page] = index
+            farPages[page] = index
             words.append(contentsOf: repeatElement(0, count: Self.wordsPerPage))
         }
         let offset = Int(rowid & 4095)
