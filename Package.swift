@@ -22,7 +22,7 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
         // C: process-wide SQLite settings (sqlite3_config is variadic, which Swift cannot
-        // call) and the VFS that joins journal writes and hints writeback.
+        // call).
         .target(name: "CSQLiteConfig"),
         .target(
             name: "SQLImportKit",

@@ -8,6 +8,10 @@ missing=()
 command -v pkg-config >/dev/null || missing+=(pkg-config)
 command -v zstd >/dev/null || missing+=(zstd)
 command -v gzip >/dev/null || missing+=(gzip)
+# The tests: the stock sqlite3 shell opens what fault injection left, and a C compiler
+# builds the fault-injection shim (Tests/FaultShim).
+command -v sqlite3 >/dev/null || missing+=(sqlite3)
+command -v cc >/dev/null || missing+=(gcc)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "installing: ${missing[*]}" >&2
   SUDO=""

@@ -19,16 +19,6 @@ struct SQLImportCommand: ParsableCommand {
         // Past a file size limit, a write fails with EFBIG (an I/O error, exit 74)
         // instead of killing the process half-way.
         signal(SIGXFSZ, SIG_IGN)
-        // Large writes to the rollback journal instead of three per page; the variable
-        // turns it off to compare (bench/README.md, "Journal writes").
-        let environment = ProcessInfo.processInfo.environment
-        if environment["SQLIMPORT_PLAIN_JOURNAL_WRITES"] == nil {
-            SQLiteProcessSettings.joinJournalWrites()
-            // Early writeback: the same, "Writeback hints".
-            if environment["SQLIMPORT_NO_WRITEBACK_HINTS"] == nil {
-                SQLiteProcessSettings.startWritebackEarly()
-            }
-        }
         do {
             var command = try parseAsRoot(Export.normalizing(Array(CommandLine.arguments.dropFirst())))
             try command.run()

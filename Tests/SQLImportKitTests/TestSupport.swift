@@ -11,17 +11,9 @@ enum TestSupport {
     /// `fixtures/conformance`: the vendored third-party corpora (see its README).
     static let conformance = packageRoot.appendingPathComponent("fixtures/conformance")
 
-    /// The tests run with the rollback journal's writes joined and writeback started
-    /// early, as the `sqlimport` command does: every connection opened after the first
-    /// temporary folder uses that VFS.
-    static let joinJournalWrites: Void = {
-        precondition(SQLiteProcessSettings.startWritebackEarly())
-    }()
-
     /// A fresh temporary folder, removed when the process exits is not guaranteed: tests
     /// clean up with `defer { remove(dir) }`.
     static func temporaryDirectory() -> URL {
-        joinJournalWrites
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("sqlimport-tests-\(UUID().uuidString)")
         try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url

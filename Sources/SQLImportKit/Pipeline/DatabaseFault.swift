@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 import GRDBSQLite
 
@@ -32,6 +33,20 @@ public struct DatabaseFault: Error, CustomStringConvertible {
     public var message: String
     /// The record being written when the fault happened, if one was.
     public var position: SourcePosition?
+    /// Whether the run's open transaction is known to be undone (see `finishRollback`).
+    public var rollback = Rollback.rolledBack
+
+    /// What became of the run's open transaction after the fault.
+    public enum Rollback: Sendable, Equatable {
+        /// Undone: the database is as it was before the run (or its last checkpoint).
+        case rolledBack
+        /// The fault came while opening the database, before the run began to write.
+        case nothingWritten
+        /// SQLite could not undo it in this process: the database file holds part of it,
+        /// and its rollback journal holds what undoes it. The next connection that opens
+        /// the database rolls it back, as long as the journal is kept.
+        case hotJournalLeft(journal: String, reason: String)
+    }
 
     public init(kind: Kind, database: String, message: String, position: SourcePosition? = nil) {
         self.kind = kind
@@ -84,9 +99,64 @@ public struct DatabaseFault: Error, CustomStringConvertible {
         }
     }
 
+    /// Completes the rollback of a run that stopped on an I/O fault, in this process.
+    ///
+    /// After a failed write, read or sync SQLite may leave the rollback journal hot: its
+    /// pager gives up and leaves the undoing to the next connection, so until then the
+    /// database is half-written, read-only openers fail, and deleting the journal (to free
+    /// space, say) corrupts it. So once the run's connection is closed, this opens a new
+    /// one, whose first read rolls the journal back and deletes it, as any SQLite
+    /// connection does with a hot journal; then it checks that no hot journal remains.
+    static func finishRollback(database path: String) -> Rollback {
+        let journal = path + "-journal"
+        do {
+            var configuration = Configuration()
+            configuration.label = "sqlimport rollback"
+            let queue = try DatabaseQueue(path: path, configuration: configuration)
+            // Reading the schema rolls a hot journal back (it needs the write lock).
+            _ = try queue.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM sqlite_schema") }
+            // A journal whose header was never synced is not hot and stays on disk; in
+            // DELETE mode it is dead weight on a full disk. It is removed under the write
+            // lock, so that no other connection's journal can be taken for it.
+            try queue.writeWithoutTransaction { db in
+                guard try String.fetchOne(db, sql: "PRAGMA journal_mode") == "delete" else { return }
+                try db.execute(sql: "BEGIN IMMEDIATE")
+                defer { try? db.execute(sql: "COMMIT") }
+                if FileManager.default.fileExists(atPath: journal), !isHot(journal: journal) {
+                    try? FileManager.default.removeItem(atPath: journal)
+                }
+            }
+            try queue.close()
+        } catch {
+            return .hotJournalLeft(journal: journal, reason: "\(error)")
+        }
+        if let attributes = try? FileManager.default.attributesOfItem(atPath: journal),
+            let size = attributes[.size] as? Int64, size > 0, isHot(journal: journal)
+        {
+            return .hotJournalLeft(journal: journal, reason: "the journal is still there after a new connection opened the database")
+        }
+        return .rolledBack
+    }
+
+    /// A journal whose header starts with SQLite's magic: one a reader would play back.
+    private static func isHot(journal: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: journal) else { return false }
+        defer { try? handle.close() }
+        let magic: [UInt8] = [0xD9, 0xD5, 0x05, 0xF9, 0x20, 0xA1, 0x63, 0xD7]
+        return (try? handle.read(upToCount: 8)).map { Array($0) == magic } ?? false
+    }
+
     public var description: String {
         let during = position.map { " while writing the record at \($0)" } ?? ""
-        let rolledBack = "the run's open transaction was rolled back"
+        let rolledBack: String
+        switch rollback {
+        case .rolledBack:
+            rolledBack = "the run's open transaction was rolled back"
+        case .nothingWritten:
+            rolledBack = "it happened while opening the database, and nothing was written"
+        case .hotJournalLeft(let journal, let reason):
+            rolledBack = "the run's open transaction could not be rolled back in this process (\(reason)): the database file holds part of it, and \(journal) holds what undoes it. Keep that file: the next connection that opens the database rolls the transaction back. Do not delete it, or the database is corrupt"
+        }
         switch kind {
         case .full:
             return "\(database): \(message)\(during); \(rolledBack). Free disk space (or raise the file size limit or PRAGMA max_page_count) and run again"

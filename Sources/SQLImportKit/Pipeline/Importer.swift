@@ -24,8 +24,22 @@ public final class Importer {
     /// - Parameter progress: called on the writing thread after each batch.
     public func run(progress: ((ImportProgress) -> Void)? = nil) throws -> ImportSummary {
         SQLiteProcessSettings.apply()
-        let database = try DatabaseOpener.open(path: options.databasePath, readOnly: options.dryRun, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
-        return try database.inDatabase { db in try run(in: db, progress: progress) }
+        let database: DatabaseQueue
+        do {
+            database = try DatabaseOpener.open(path: options.databasePath, readOnly: options.dryRun, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
+        } catch {
+            guard var fault = DatabaseFault.classify(error, database: options.databasePath) as? DatabaseFault else { throw error }
+            fault.rollback = .nothingWritten
+            throw fault
+        }
+        do {
+            return try database.inDatabase { db in try run(in: db, progress: progress) }
+        } catch var fault as DatabaseFault where !options.dryRun && [.full, .ioError, .readOnly, .corrupt].contains(fault.kind) {
+            // An I/O fault may leave a hot journal behind (`finishRollback`).
+            try? database.close()
+            fault.rollback = DatabaseFault.finishRollback(database: options.databasePath)
+            throw fault
+        }
     }
 
     /// Runs the import on a connection the caller opened. Inside the caller's open
