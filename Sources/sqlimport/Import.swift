@@ -82,8 +82,11 @@ struct Import: ParsableCommand {
     @Option(help: ArgumentHelp("Commit every N records, recording progress in _sqlimport_runs. Default: one transaction.", valueName: "n"))
     var commitEvery: Int?
 
-    @Flag(help: "Continue an interrupted --commit-every run after its last commit.")
+    @Flag(help: "Continue an interrupted --commit-every run after its last commit (an input that changed since starts over).")
     var resume = false
+
+    @Flag(help: "With --resume: stop (exit 65) when an input changed since the interrupted run, instead of starting it over.")
+    var strictResume = false
 
     @Option(help: ArgumentHelp(
         "A record whose --upsert key has a NULL column (or is outside a partial index), when the input has no primary key to match it by: error (commit nothing), skip (set it aside) or insert (a new row each run).",
@@ -151,7 +154,8 @@ struct Import: ParsableCommand {
         options.busyTimeoutMilliseconds = busyTimeout
         options.multirowCap = rowsPerStatement
         options.commitEvery = commitEvery
-        options.resume = resume
+        options.resume = resume || strictResume
+        options.strictResume = strictResume
         options.onError = ImportOptions.ErrorPolicy(rawValue: onError)!
         options.nullKey = ImportOptions.NullKeyPolicy(rawValue: nullKey)!
         options.duplicateKeys = ImportOptions.DuplicateKeyPolicy(rawValue: duplicateKeys)!

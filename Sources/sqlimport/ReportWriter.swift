@@ -19,6 +19,9 @@ enum ReportWriter {
         var rowsPerStatement: Int?
         var counts: OutcomeCounts?
         var resumedRecords: Int?
+        /// `--resume`: inputs that changed since the interrupted run, imported from their
+        /// first record.
+        var restartedInputs: [String]?
         var warnings: [String]
         var startedAt: Date
         var finishedAt: Date
@@ -34,7 +37,7 @@ enum ReportWriter {
             exitCode: exitCode, error: error, database: summary.database, table: summary.table, inputs: summary.inputs,
             conflictTarget: summary.conflictTarget, conflictPredicate: summary.conflictPredicate, fallbackKey: summary.fallbackKey,
             merge: summary.merge, strategy: summary.strategy, rowsPerStatement: summary.rowsPerStatement, counts: summary.counts, resumedRecords: summary.resumedRecords,
-            warnings: summary.warnings, startedAt: summary.startedAt, finishedAt: summary.finishedAt, durationSeconds: seconds,
+            restartedInputs: summary.restartedInputs, warnings: summary.warnings, startedAt: summary.startedAt, finishedAt: summary.finishedAt, durationSeconds: seconds,
             rowsPerSecond: Double(summary.counts.read) / seconds,
             megabytesPerSecond: Double(summary.bytesRead) / 1_000_000 / seconds, dryRun: summary.dryRun)
         try emit(report, to: destination)

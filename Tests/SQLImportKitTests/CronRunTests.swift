@@ -97,20 +97,54 @@ import Testing
         #expect(try workspace.strayFiles().isEmpty)
     }
 
-    @Test func resumeRefusesAChangedInput() throws {
+    /// The nightly case: last night's run was killed after a checkpoint, and tonight's
+    /// export has the same size and the same first MiB (a value changed in place, the
+    /// file's time even set back). --resume must not continue it at last night's offset.
+    @Test func resumeStartsOverWhenTheInputChangedAndStrictResumeRefusesIt() throws {
         let workspace = try Workspace()
         defer { workspace.cleanUp() }
-        let input = workspace.file("in.jsonl", Self.itemsJSONL(50))
-        // Simulate an interrupted run's log.
+        let lastNight = Self.itemsJSONL(20_000)
+        let input = workspace.file("in.jsonl", lastNight)
+        let fingerprint = try RunLog.Fingerprint(path: input)
+        let time = try FileManager.default.attributesOfItem(atPath: input)[.modificationDate] as! Date
+        // The interrupted run committed the first half.
+        let half = Int64(lastNight.utf8.count / 2)
         try DatabaseQueue(path: workspace.database).write { db in
             try RunLog.ensureTable(db)
             try RunLog.save(db, target: "items", path: input, entry: RunLog.Entry(
-                fingerprint: RunLog.Fingerprint(size: 1, headCRC32: 2), committedOffset: 10, committedRows: 1, finished: false))
+                fingerprint: fingerprint, committedOffset: half, committedRows: 10_000, finished: false))
         }
-        let result = try TestSupport.run([input, "--db", workspace.database, "--table", "items", "--upsert", "id", "--commit-every", "10", "--resume"], in: workspace.directory)
-        #expect(result.status == 65)
-        #expect(result.stderr.contains("has changed since the interrupted run"))
+        // Tonight: "item 5," becomes "ITEM 5," at the same length, past the first MiB? No:
+        // in the first half, after the first MiB, so only a checksum of the prefix sees it.
+        var tonight = Array(lastNight.utf8)
+        let marker = Array(#""name":"item 9000,"#.utf8)
+        let at = tonight.indices.first { tonight[$0 ..< min($0 + marker.count, tonight.count)].elementsEqual(marker) }!
+        #expect(at > 1 << 20 && Int64(at) < half)
+        tonight.replaceSubrange(at ..< at + marker.count, with: Array(#""name":"ITEM 9000,"#.utf8))
+        try Data(tonight).write(to: URL(fileURLWithPath: input))
+        try FileManager.default.setAttributes([.modificationDate: time], ofItemAtPath: input)
+
+        let strict = try TestSupport.run(
+            [input, "--db", workspace.database, "--table", "items", "--upsert", "id", "--commit-every", "1000", "--strict-resume"], in: workspace.directory)
+        #expect(strict.status == 65)
+        #expect(strict.stderr.contains("has changed since the interrupted run"), "\(strict.stderr)")
         #expect(try workspace.count() == 0)
+
+        let resumed = try TestSupport.run(
+            [input, "--db", workspace.database, "--table", "items", "--upsert", "id", "--commit-every", "1000", "--resume", "--report", "-"],
+            in: workspace.directory)
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(resumed.stderr.contains("imported from its first record"), "\(resumed.stderr)")
+        let report = try JSONSerialization.jsonObject(with: Data(resumed.stdout.utf8)) as! [String: Any]
+        #expect(report["restartedInputs"] as? [String] == [input])
+        #expect(report["resumedRecords"] as? Int == 0)
+        #expect(try workspace.count() == 20_000)
+        let name = try DatabaseQueue(path: workspace.database).read { try String.fetchOne($0, sql: "SELECT name FROM items WHERE id = 'id-9000'") }
+        #expect(name?.hasPrefix("ITEM 9000") == true)
+        // The log now belongs to tonight's file: a later --resume has nothing to continue.
+        let again = try TestSupport.run(
+            [input, "--db", workspace.database, "--table", "items", "--upsert", "id", "--commit-every", "1000", "--resume"], in: workspace.directory)
+        #expect(again.status == 0, "\(again.stderr)")
     }
 
     @Test func sigtermRollsBackPrintsTheSummaryAndExits143() throws {

@@ -40,8 +40,13 @@ public struct ImportOptions: Sendable {
     /// `--commit-every N`: commit every N records, recording progress in `_sqlimport_runs`.
     /// nil: one transaction for the whole run (all or nothing).
     public var commitEvery: Int?
-    /// `--resume`: continue a killed `--commit-every` run after its last commit.
+    /// `--resume`: continue a killed `--commit-every` run after its last commit. An input
+    /// that changed since is imported from its first record (upserts make that safe),
+    /// with a warning and `restartedInputs` in the report.
     public var resume = false
+    /// `--strict-resume`: an input that changed since the interrupted run stops the run
+    /// (exit 65) instead.
+    public var strictResume = false
     /// `--null-key`: what happens to a record whose conflict target has a NULL column
     /// (or that falls outside a partial target's predicate) when the input supplies no
     /// primary key to match it by.
@@ -138,7 +143,7 @@ public enum ImportError: Error, Sendable, CustomStringConvertible {
         case .tooManyRejects(let limit, let last):
             return "more than \(limit) records were rejected (--max-errors \(limit)); the run was rolled back. Last: \(last)"
         case .inputChangedSinceInterruptedRun(let path):
-            return "\(path) has changed since the interrupted run (size or first MiB differ), so --resume cannot continue it; re-run without --resume (upserts are idempotent)"
+            return "\(path) has changed since the interrupted run (its size, time, inode or checksum differ), and --strict-resume was given; re-run without --strict-resume to import it from its first record (upserts are idempotent)"
         }
     }
 }

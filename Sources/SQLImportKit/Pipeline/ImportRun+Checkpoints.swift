@@ -27,7 +27,15 @@ extension ImportRun {
             if options.commitEvery != nil { try saveProgress(input: index, offset: 0, finished: false) }
             return
         }
-        guard entry.fingerprint == fingerprints[index] else { throw ImportError.inputChangedSinceInterruptedRun(path: path) }
+        guard entry.fingerprint == fingerprints[index] else {
+            // Upserts make starting over safe: the input is applied from its first record.
+            if options.strictResume { throw ImportError.inputChangedSinceInterruptedRun(path: path) }
+            summary.restartedInputs.append(path)
+            summary.warnings.append(
+                "--resume: \(path) has changed since the interrupted run (its size, time, inode or checksum differ), so it was imported from its first record; pass --strict-resume to stop instead")
+            try saveProgress(input: index, offset: 0, finished: false)
+            return
+        }
         resumeOffsetOfInput[index] = entry.finished ? Int64.max : entry.committedOffset
         committedRowsOfInput[index] = entry.committedRows
         summary.resumedRecords += entry.committedRows
@@ -36,7 +44,7 @@ extension ImportRun {
     func saveProgress(input: Int, offset: Int64, finished: Bool) throws {
         guard options.commitEvery != nil, let path = options.inputs[safe: input] else { return }
         let entry = RunLog.Entry(
-            fingerprint: fingerprints[input] ?? RunLog.Fingerprint(size: -1, headCRC32: 0), committedOffset: offset,
+            fingerprint: fingerprints[input] ?? RunLog.Fingerprint(size: -1, checksum: -1, modifiedNanoseconds: -1, inode: -1), committedOffset: offset,
             committedRows: committedRowsOfInput[input, default: 0], finished: finished)
         try RunLog.save(db, target: table, path: path, entry: entry)
     }

@@ -18,6 +18,9 @@ public struct ImportSummary: Sendable, Codable {
     public var counts = OutcomeCounts()
     /// With --resume: records the interrupted run had committed, not read again.
     public var resumedRecords = 0
+    /// With --resume: inputs that changed since the interrupted run, imported from their
+    /// first record.
+    public var restartedInputs: [String] = []
     /// `CREATE TABLE` run (or, with --dry-run, that would run) for a missing table.
     public var createdTable: String?
     public var addedColumns: [String] = []
