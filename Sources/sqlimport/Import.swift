@@ -175,6 +175,14 @@ struct Import: ParsableCommand {
         options.cancellation = cancellation
         Signals.cancel(cancellation)
         let display = ProgressDisplay.isWanted(forced: progress, quiet: quiet) ? ProgressDisplay() : nil
+        if let report {
+            do {
+                try ReportWriter.checkWritable(report)
+            } catch {
+                FileHandle.standardError.writeLine("sqlimport: error: \(ExitStatus.message(for: error))")
+                throw ExitCode(ExitStatus.code(for: error))
+            }
+        }
         let importer = Importer(options: options)
         let summary: ImportSummary
         do {
@@ -194,7 +202,16 @@ struct Import: ParsableCommand {
         }
         let code = summary.counts.rejected > 0 ? ExitStatus.someRejected : ExitStatus.success
         if dryRun { StandardOutput.write(PlanFormatter.plan(summary) + "\n") }
-        if let report { try ReportWriter.write(summary, exitCode: code, to: report) }
+        if let report {
+            do {
+                try ReportWriter.write(summary, exitCode: code, to: report)
+            } catch {
+                if !quiet { FileHandle.standardError.writeLine(SummaryFormatter.line(summary)) }
+                FileHandle.standardError.writeLine(
+                    "sqlimport: error: the import was committed; the report could not be written: \(ExitStatus.message(for: error))")
+                throw ExitCode(ExitStatus.ioError)
+            }
+        }
         if !quiet {
             for warning in summary.warnings { FileHandle.standardError.writeLine("sqlimport: warning: \(warning)") }
             if summary.resumedRecords > 0 {

@@ -29,7 +29,7 @@ struct Inspect: ParsableCommand {
             FileHandle.standardError.writeLine("sqlimport: error: no table \(SQLIdentifier.quote(table)) in \(database.resolved)")
             throw ExitCode(ExitStatus.usage)
         }
-        print(Self.describe(schema))
+        StandardOutput.write(Self.describe(schema) + "\n")
     }
 
     static func describe(_ schema: TableSchema) -> String {

@@ -27,12 +27,12 @@ final class ProgressDisplay {
             line = String(format: "%5.1f%% · %@ / %@ MB · ", fraction * 100, megabytes(progress.bytesRead), megabytes(total))
                 + line + String(format: " · ETA %.0f s", remaining)
         }
-        FileHandle.standardError.write(Data(("\r\u{1B}[K" + line).utf8))
+        _ = StandardOutput.write("\r\u{1B}[K" + line, to: STDERR_FILENO)
         drawn = true
     }
 
     func finish() {
-        if drawn { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        if drawn { _ = StandardOutput.write("\r\u{1B}[K", to: STDERR_FILENO) }
     }
 
     private func megabytes(_ bytes: Int64) -> String {
@@ -40,13 +40,24 @@ final class ProgressDisplay {
     }
 }
 
-/// Standard output that treats a closed pipe (`sqlimport ... | head`) as a clean end.
+/// Writes to standard output and standard error that never stop the process: a closed or
+/// broken stream (`2>&-`, a log pipe that exited, `| head`) loses the text, and the run
+/// keeps its own exit code. (Foundation's `FileHandle.write(_:)` traps on such an error.)
 enum StandardOutput {
-    static func write(_ text: String) {
-        do {
-            try FileHandle.standardOutput.write(contentsOf: Data(text.utf8))
-        } catch {
-            exit(0)
+    /// Writes `text` to `descriptor` (standard output by default); false when the stream
+    /// is closed or broken.
+    @discardableResult
+    static func write(_ text: String, to descriptor: Int32 = STDOUT_FILENO) -> Bool {
+        var bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeMutableBytes { Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                return false
+            }
+            offset += written
         }
+        return true
     }
 }

@@ -51,6 +51,19 @@ enum ReportWriter {
         try emit(report, to: destination)
     }
 
+    /// Fails now, before anything is written to the database, when the report could not
+    /// be written at the end: its folder is missing or not writable.
+    static func checkWritable(_ destination: String) throws {
+        guard destination != "-" else { return }
+        let temporary = destination + ".tmp"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        guard descriptor >= 0 else {
+            throw OutputError.cannotCreate(path: destination, reason: "the report (--report): \(String(cString: strerror(errno)))")
+        }
+        close(descriptor)
+        unlink(temporary)
+    }
+
     private static func emit(_ report: Report, to destination: String) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
@@ -58,16 +71,23 @@ enum ReportWriter {
         var data = try encoder.encode(report)
         data.append(0x0A)
         if destination == "-" {
-            StandardOutput.write(String(decoding: data, as: UTF8.self))
+            guard StandardOutput.write(String(decoding: data, as: UTF8.self)) else {
+                throw OutputError.writeFailed(path: "standard output", reason: "the report (--report -): \(String(cString: strerror(errno)))")
+            }
         } else {
             // Write then rename(2) over the old report, so that a reader never sees half a
             // report. (FileManager.replaceItemAt fails on Linux when the file is new.)
             let temporary = destination + ".tmp"
-            try data.write(to: URL(fileURLWithPath: temporary))
+            do {
+                try data.write(to: URL(fileURLWithPath: temporary))
+            } catch {
+                try? FileManager.default.removeItem(atPath: temporary)
+                throw OutputError.writeFailed(path: destination, reason: "the report (--report): \(error.localizedDescription)")
+            }
             guard rename(temporary, destination) == 0 else {
                 let reason = String(cString: strerror(errno))
                 try? FileManager.default.removeItem(atPath: temporary)
-                throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "cannot write the report \(destination): \(reason)"])
+                throw OutputError.writeFailed(path: destination, reason: "the report (--report): \(reason)")
             }
         }
     }

@@ -26,7 +26,7 @@ struct SQLImportCommand: ParsableCommand {
             Foundation.exit(exit.rawValue)
         } catch {
             if let code = ExitStatus.forParsing(error) {
-                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                StandardOutput.write(fullMessage(for: error) + "\n", to: STDERR_FILENO)
                 Foundation.exit(code)
             }
             exit(withError: error)
@@ -42,10 +42,20 @@ struct DatabaseOption: ParsableArguments {
     var resolved: String {
         path ?? ProcessInfo.processInfo.environment["SQLIMPORT_DB"] ?? "sqlimport.db"
     }
+
+    /// An empty path would be SQLite's private temporary database, gone when the run
+    /// ends: the rows would be reported written, and lost.
+    func validate() throws {
+        if path == "" { throw ValidationError("--db is empty; name the database file, e.g. --db app.db") }
+        if path == nil, ProcessInfo.processInfo.environment["SQLIMPORT_DB"] == "" {
+            throw ValidationError("SQLIMPORT_DB is set but empty; set it to the database file, or pass --db PATH")
+        }
+    }
 }
 
 extension FileHandle {
+    /// Writes a line; a closed or broken stream loses it (see `StandardOutput`).
     func writeLine(_ text: String) {
-        write(Data((text + "\n").utf8))
+        StandardOutput.write(text + "\n", to: fileDescriptor)
     }
 }

@@ -46,7 +46,7 @@ struct Snapshot: ParsableCommand {
         options.busyTimeoutMilliseconds = busyTimeout
         do {
             let summary = try Snapshotter(options: options).run()
-            print(summary.output)
+            StandardOutput.write(summary.output + "\n")
         } catch {
             FileHandle.standardError.writeLine("sqlimport: error: \(ExitStatus.message(for: error))")
             throw ExitCode(ExitStatus.code(for: error))

@@ -2,7 +2,7 @@ import Foundation
 import SQLImportKit
 
 /// The human line printed to stderr at the end of a run:
-/// `items: 1,000 read · 900 inserted · 100 updated · 0 unchanged · 0 rejected · 0.4 s (2.5K rows/s)`.
+/// `app.db items: 1,000 read · 900 inserted · 100 updated · 0 unchanged · 0 rejected · 0.4 s (2.5K rows/s)`.
 enum SummaryFormatter {
     static func line(_ summary: ImportSummary) -> String {
         let counts = summary.counts
@@ -22,7 +22,7 @@ enum SummaryFormatter {
         }
         let seconds = max(summary.durationSeconds, 0.000_001)
         parts.append(String(format: "%.1f s (%@ rows/s)", seconds, abbreviated(Double(counts.read) / seconds)))
-        return "\(summary.table): " + parts.joined(separator: " · ")
+        return "\(summary.database) \(summary.table): " + parts.joined(separator: " · ")
     }
 
     static func grouped(_ value: Int) -> String {

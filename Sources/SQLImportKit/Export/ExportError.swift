@@ -6,6 +6,8 @@ public enum ExportError: Error, Equatable, CustomStringConvertible {
     case notOneStatement(query: String)
     /// `--query` would write, or returns no rows (it is not a SELECT).
     case notAQuery(query: String)
+    /// SQLite could not prepare `--query` (a syntax error, an unknown table or column).
+    case invalidQuery(query: String, message: String)
     case unknownFormat(path: String)
     case conflictingOptions(String)
     /// JSON must be valid UTF-8, and this TEXT value is not.
@@ -18,6 +20,8 @@ public enum ExportError: Error, Equatable, CustomStringConvertible {
             return "no table or view \(SQLIdentifier.quote(name)) in the database (\(list)); check the name and --db"
         case .notOneStatement(let query):
             return "--query must hold exactly one SQL statement, got: \(Self.clip(query))"
+        case .invalidQuery(let query, let message):
+            return "--query does not prepare: \(message); fix the SQL (check table and column names with `sqlimport inspect`), got: \(Self.clip(query))"
         case .notAQuery(let query):
             return "--query must be a read-only statement that returns rows (a SELECT), got: \(Self.clip(query))"
         case .unknownFormat(let path):

@@ -111,7 +111,12 @@ public final class Exporter {
             return code
         }
         guard code == SQLITE_OK else {
-            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(connection)), sql: sql)
+            let message = String(cString: sqlite3_errmsg(connection))
+            // The database's own faults stay faults; anything else is the query's.
+            if let fault = DatabaseFault(code: sqlite3_extended_errcode(connection), message: message, database: options.databasePath) {
+                throw fault
+            }
+            throw ExportError.invalidQuery(query: sql, message: message)
         }
         guard let statement, extra == nil else {
             sqlite3_finalize(statement)

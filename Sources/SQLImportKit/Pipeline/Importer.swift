@@ -24,6 +24,27 @@ public final class Importer {
     /// - Parameter progress: called on the writing thread after each batch.
     public func run(progress: ((ImportProgress) -> Void)? = nil) throws -> ImportSummary {
         SQLiteProcessSettings.apply()
+        if options.databasePath.isEmpty {
+            // SQLite would open a private temporary database, gone when the run ends.
+            throw ImportError.conflictingOptions("the database path is empty; name the database file")
+        }
+        // A misspelled input is found before the database file is created.
+        for path in options.inputs where path != "-" && !FileManager.default.fileExists(atPath: path) {
+            throw InputError.notFound(path: path)
+        }
+        let createsDatabase = !options.dryRun && !FileManager.default.fileExists(atPath: options.databasePath)
+        do {
+            return try openAndRun(progress: progress)
+        } catch {
+            // A run that failed before it wrote anything leaves no empty database behind.
+            if createsDatabase, let size = try? FileManager.default.attributesOfItem(atPath: options.databasePath)[.size] as? Int, size == 0 {
+                try? FileManager.default.removeItem(atPath: options.databasePath)
+            }
+            throw error
+        }
+    }
+
+    private func openAndRun(progress: ((ImportProgress) -> Void)?) throws -> ImportSummary {
         let database: DatabaseQueue
         do {
             database = try DatabaseOpener.open(path: options.databasePath, readOnly: options.dryRun, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)

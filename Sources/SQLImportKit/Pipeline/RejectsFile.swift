@@ -21,7 +21,7 @@ final class RejectsFile {
 
     init(path: String) throws {
         guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
-            throw InputError.unreadable(path: path, reason: "cannot create the rejects file")
+            throw OutputError.cannotCreate(path: path, reason: "the rejects file (--rejects): \(String(cString: strerror(errno)))")
         }
         self.handle = handle
     }

@@ -1,0 +1,142 @@
+import Foundation
+import GRDB
+import Testing
+
+/// The cron contract: every error path of every subcommand ends with a code of README.md's
+/// table, never 1 or a crash; each code has an end-to-end case; a closed or broken stdout
+/// or stderr never changes the code; outputs are checked before the database is touched.
+@Suite struct ExitCodeTests {
+    /// README.md's table.
+    static let documented: Set<Int32> = [0, 2, 64, 65, 66, 70, 73, 74, 75, 130, 143]
+
+    struct Workspace {
+        let directory = TestSupport.temporaryDirectory()
+        var database: String { directory.appendingPathComponent("app.db").path }
+        init() throws {
+            try TestSupport.createDatabase(database, schema: TestSupport.seedsSchema)
+            _ = TestSupport.write(UpsertTests.jsonl(UpsertTests.items(1 ... 20)), to: directory.appendingPathComponent("items.jsonl"))
+            _ = TestSupport.write(#"{"id":"x","libraryID":1,"remoteID":"r","name":5,"updatedAt":"t"}"# + "\n" + "{oops\n", to: directory.appendingPathComponent("bad.jsonl"))
+            _ = TestSupport.write("not a snapshot", to: directory.appendingPathComponent("junk.sqlite.zst"))
+            _ = TestSupport.write("hello", to: directory.appendingPathComponent("notadb.db"))
+        }
+        func run(_ arguments: [String], environment: [String: String] = [:]) throws -> TestSupport.Output {
+            try TestSupport.run(arguments, in: directory, environment: environment)
+        }
+        func rows() throws -> Int { try DatabaseQueue(path: database).read { try Int.fetchOne($0, sql: "SELECT count(*) FROM items")! } }
+        func cleanUp() { TestSupport.remove(directory) }
+    }
+
+    /// Each case: the arguments and the code README.md gives for it.
+    static let cases: [(arguments: [String], code: Int32)] = [
+        (["import", "items.jsonl", "--table", "items", "--upsert", "id"], 0),
+        (["import", "bad.jsonl", "--table", "items", "--upsert", "id", "--on-error", "skip"], 2),
+        (["import", "items.jsonl", "--table", "items", "--upsert", "nosuch"], 64),
+        (["import", "items.jsonl", "--table", "items", "--merge", "sometimes"], 64),
+        (["import", "items.jsonl", "--db", "", "--table", "items"], 64),
+        (["import", "items.jsonl", "--table", "temp.items"], 64),
+        (["import", "bad.jsonl", "--table", "items", "--upsert", "id"], 65),
+        (["import", "nosuch.jsonl", "--table", "items"], 66),
+        (["import", "items.jsonl", "--db", "notadb.db", "--table", "items"], 73),
+        (["import", "items.jsonl", "--table", "items", "--report", "nosuch/report.json"], 74),
+        (["import", "items.jsonl", "--table", "items", "--on-error", "skip", "--rejects", "nosuch/rejects.jsonl"], 74),
+        (["inspect", "nosuch"], 64),
+        (["inspect", "items", "--db", ""], 64),
+        (["inspect", "items", "--db", "notadb.db"], 73),
+        (["export", "nosuch"], 64),
+        (["export", "--query", "SELEC 1"], 64),
+        (["export", "--query", "SELECT * FROM nosuch"], 64),
+        (["export", "--query", "DELETE FROM items"], 64),
+        (["export", "items", "-o", "out.unknown"], 64),
+        (["export", "items", "-o", "nosuch/out.jsonl"], 74),
+        (["export", "--query", "SELECT sum(x) FROM (SELECT 9223372036854775807 AS x UNION ALL SELECT 1)"], 70),
+        (["export", "items", "--db", "notadb.db"], 73),
+        (["snapshot", "-o", "nosuch/s.sqlite.zst"], 74),
+        (["snapshot", "--db", ""], 64),
+        (["restore", "junk.sqlite.zst", "--db", "restored.db"], 65),
+        (["restore", "nosuch.sqlite.zst", "--db", "restored.db"], 66),
+    ]
+
+    @Test func everyErrorPathEndsWithItsDocumentedCode() throws {
+        let work = try Workspace()
+        defer { work.cleanUp() }
+        var seen: Set<Int32> = []
+        for (arguments, code) in Self.cases {
+            let withDatabase = arguments.contains("--db") ? arguments : arguments + ["--db", work.database]
+            let run = try work.run(withDatabase)
+            #expect(run.status == code, "\(arguments): \(run.stderr)")
+            #expect(Self.documented.contains(run.status), "\(arguments): undocumented exit \(run.status)")
+            if run.status != 0 && run.status != 2 {
+                #expect(run.stderr.contains("rror"), "\(arguments): no message")
+            }
+            seen.insert(run.status)
+        }
+        // 75, 130 and 143 have their own end-to-end tests (CronRunTests, FaultTests).
+        #expect(seen.isSuperset(of: [0, 2, 64, 65, 66, 70, 73, 74]))
+    }
+
+    @Test func anEmptyDatabasePathIsAUsageErrorInEverySubcommand() throws {
+        let work = try Workspace()
+        defer { work.cleanUp() }
+        for arguments in [["import", "items.jsonl", "--table", "items"], ["inspect", "items"], ["export", "items"], ["snapshot"], ["restore", "junk.sqlite.zst"]] {
+            let run = try work.run(arguments, environment: ["SQLIMPORT_DB": ""])
+            #expect(run.status == 64, "\(arguments): \(run.stderr)")
+            #expect(run.stderr.contains("SQLIMPORT_DB is set but empty"), "\(arguments): \(run.stderr)")
+        }
+    }
+
+    @Test func aMisspelledInputLeavesNoDatabaseBehind() throws {
+        let work = try Workspace()
+        defer { work.cleanUp() }
+        let run = try work.run(["import", "itmes.jsonl", "--db", "new.db"])
+        #expect(run.status == 66)
+        #expect(!FileManager.default.fileExists(atPath: work.directory.appendingPathComponent("new.db").path))
+        // The summary line names the database.
+        let good = try work.run(["import", "items.jsonl", "--db", "new.db", "--upsert", "id"])
+        #expect(good.status == 0)
+        #expect(good.stderr.contains("new.db items: 20 read"), "\(good.stderr)")
+    }
+
+    @Test func aReportPathThatCannotBeWrittenStopsTheRunBeforeItWrites() throws {
+        let work = try Workspace()
+        defer { work.cleanUp() }
+        let run = try work.run(["import", "items.jsonl", "--db", work.database, "--table", "items", "--upsert", "id", "--report", "nosuch/r.json"])
+        #expect(run.status == 74)
+        #expect(run.stderr.contains("nosuch/r.json") && run.stderr.contains("--report"), "\(run.stderr)")
+        #expect(try work.rows() == 0)
+    }
+
+    @Test func aReportThatFailsAfterTheCommitSaysTheImportWasCommitted() throws {
+        let work = try Workspace()
+        defer { work.cleanUp() }
+        // A report path that is a folder holding a file: its temporary file can be made,
+        // but renaming it onto the folder fails, after the commit.
+        let report = work.directory.appendingPathComponent("r.json").path
+        try FileManager.default.createDirectory(atPath: report, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: report + "/inside", withIntermediateDirectories: true)
+        let run = try work.run(["import", "items.jsonl", "--db", work.database, "--table", "items", "--upsert", "id", "--report", report])
+        #expect(run.status == 74, "\(run.stderr)")
+        #expect(run.stderr.contains("the import was committed; the report could not be written"), "\(run.stderr)")
+        #expect(try work.rows() == 20)
+    }
+
+    @Test func closedOrBrokenStandardStreamsKeepTheRunsExitCode() throws {
+        let work = try Workspace()
+        defer { work.cleanUp() }
+        let binary = TestSupport.executable.path
+        let base = "'\(binary)' import items.jsonl --db '\(work.database)' --table items --upsert id"
+        for (command, code) in [
+            ("\(base) 2>&-", 0),
+            ("\(base) --report - >&- 2>&-", 74),
+            ("\(base) 2>&1 | true", 0),
+            ("\(base) --dry-run >&-", 0),
+            ("'\(binary)' import bad.jsonl --db '\(work.database)' --table items --upsert id 2>&-", 65),
+        ] {
+            // bash's pipefail, so that a pipeline reports sqlimport's own status.
+            let status = work.directory.appendingPathComponent("status.txt").path
+            let script = "set -o pipefail; \(command); echo $? > '\(status)'"
+            _ = try TestSupport.run(["-c", script], in: work.directory, executable: URL(fileURLWithPath: "/bin/bash"))
+            let text = try String(contentsOfFile: status, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(text == "\(code)", "\(command)")
+        }
+    }
+}
