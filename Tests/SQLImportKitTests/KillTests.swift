@@ -20,11 +20,24 @@ import Testing
     /// Records per checkpoint: about ten checkpoints per run.
     static var commitEvery: Int { max(rows / 10, 1) }
 
-    /// Record `i` of the seeds' schema in `version`: ~2% have no remoteID, so they fall
-    /// outside the partial index and upsert on the primary key instead.
+    /// Record `i` of the seeds' schema in `version`: a random UUIDv4 `id` and a random
+    /// `remoteID` (the same for every version of the record), as real apps have them, so
+    /// that writes land all over the B-trees; ~2% have no remoteID, so they fall outside
+    /// the partial index and upsert on the primary key instead.
     static func record(_ i: Int, version: Int) -> String {
-        let remote = i % 50 == 7 ? "null" : "\"r\(i)\""
-        return #"{"id":"id-\#(i)","name":"item \#(i) v\#(version) \"q\" ✓","libraryID":\#(i % 7),"remoteID":\#(remote),"notes":"n\#((i * version) % 13)","updatedAt":"2026-11-\#(10 + version)"}"#
+        var generator = StrategyEquivalenceTests.Generator(state: UInt64(i) &* 0x9E37_79B9)
+        let id = uuid(&generator)
+        let remote = i % 50 == 7 ? "null" : "\"\(uuid(&generator).lowercased())\""
+        return #"{"id":"\#(id)","name":"item \#(i) v\#(version) \"q\" ✓","libraryID":\#(i % 7),"remoteID":\#(remote),"notes":"n\#((i * version) % 13)","updatedAt":"2026-11-\#(10 + version)"}"#
+    }
+
+    /// A version-4 UUID from `generator`.
+    static func uuid(_ generator: inout StrategyEquivalenceTests.Generator) -> String {
+        var bytes = withUnsafeBytes(of: (generator.next(), generator.next())) { Array($0) }
+        bytes[6] = bytes[6] & 0x0F | 0x40
+        bytes[8] = bytes[8] & 0x3F | 0x80
+        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                           bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15])).uuidString
     }
 
     /// A folder with `template.db` (the seeds' schema, and version 1 of the first third of
