@@ -198,7 +198,9 @@ import Testing
         scratch.file(name, text)
         let result = try scratch.run([name, "--table", "t"] + (flag.isEmpty ? [] : [flag]))
         #expect(result.status == 65, "\(result.stderr)")
-        #expect(result.stderr.contains("JSON nested deeper than 512 levels"), "\(result.stderr)")
+        // A JSON Lines line that starts with `[` is refused at that byte, before its depth.
+        let refusal = name == "t.jsonl" && text.hasPrefix("[") ? "each record must be a JSON object, found an array" : "JSON nested deeper than 512 levels"
+        #expect(result.stderr.contains(refusal), "\(result.stderr)")
         #expect(try scratch.count("t") == 0)
     }
 
@@ -230,6 +232,28 @@ import Testing
         try Self.expectRefusedInBoundedMemory(
             "t.jsonl.z --db db --table t --format jsonl --max-record-bytes 1048576", in: scratch,
             saying: "t.jsonl.z:2 (byte 11): a single record is larger than 1048576 bytes")
+    }
+
+    /// 4 GiB of zeros in a 150 KB zstd file, at the default record limit (256 MiB): a line
+    /// whose first byte cannot start a record is refused at that byte, before the rest
+    /// of it is buffered (it used to take 550 MB to refuse it).
+    @Test func aLineThatCannotBeARecordIsRefusedAtItsFirstByte() throws {
+        let scratch = try Scratch(schema: "CREATE TABLE t (id TEXT);")
+        defer { scratch.cleanUp() }
+        let make = try TestSupport.runShell("head -c 4294967296 /dev/zero | zstd -q -1 -T2 > bomb.jsonl.zst", in: scratch.directory)
+        #expect(make.status == 0, "\(make.stderr)")
+        try Self.expectRefusedInBoundedMemory(
+            "bomb.jsonl.zst --db db --table t", in: scratch, saying: "bomb.jsonl.zst:1 (byte 0): malformed record: expected a JSON object, found byte 0x0")
+        // With --on-error skip the rest of such a line is read past, not kept, and the
+        // records after it are applied, on their own lines.
+        let mixed = try TestSupport.runShell(
+            #"{ printf '{"id":"1"}\n'; head -c 50000000 /dev/zero; printf '\n{"id":"2"}\n   \n{"id":"3"}'; } > mixed.jsonl"#, in: scratch.directory)
+        #expect(mixed.status == 0)
+        let result = try scratch.run(["mixed.jsonl", "--table", "t", "--on-error", "skip", "--rejects", "rejects.jsonl"])
+        #expect(result.status == 2, "\(result.stderr)")
+        let rejects = try String(contentsOf: scratch.directory.appendingPathComponent("rejects.jsonl"), encoding: .utf8)
+        #expect(rejects.contains(#""line":2"#) && rejects.contains("mixed.jsonl:2 (byte 11)"), "\(rejects.prefix(300))")
+        #expect(try scratch.count("t") == 3)
     }
 
     /// 200 MB of blank lines (1 KiB each) after a good record and before a bad one: the

@@ -39,6 +39,13 @@ final class JSONLinesReader: RecordReader {
             if let found = memchr(base + searchFrom, 0x0A, buffer.recordWindowEnd - searchFrom) {
                 lineEnd = UnsafePointer<UInt8>(found.assumingMemoryBound(to: UInt8.self)) - UnsafePointer(base)
             } else {
+                // A line that cannot be a record is refused at its first bytes, before the
+                // rest of it is buffered: a decompression bomb of zeros or a binary file
+                // costs a chunk of memory, not --max-record-bytes.
+                if try refuseEarly(batch) {
+                    searchFrom = buffer.start
+                    continue
+                }
                 var shift = 0
                 let pendingEnd = buffer.end
                 if try buffer.refill(shift: &shift) {
@@ -65,6 +72,36 @@ final class JSONLinesReader: RecordReader {
         return true
     }
 
+    /// Looks at the start of a line whose end is not in the buffer yet. A first byte
+    /// other than a blank that is not `{`
+    /// makes the line a bad record now: the parse of what is buffered fails at that byte,
+    /// as the parse of the whole line does (JSON Lines does not validate a non-object),
+    /// and the rest of the line is skipped without being kept. Returns true when it
+    /// consumed the line.
+    private func refuseEarly(_ batch: RecordBatch) throws(ReaderError) -> Bool {
+        var index = buffer.start
+        while index < buffer.end, [0x20, 0x09, 0x0D].contains(buffer.storage[index]) { index += 1 }
+        guard index < buffer.end else { return false }
+        guard buffer.storage[index] != UInt8(ascii: "{") else { return false }
+        try parseLine(batch, from: buffer.start, to: buffer.end)  // throws, or sets the record aside
+        // Skip to the end of the line, a chunk at a time.
+        while true {
+            buffer.start = buffer.end
+            var shift = 0
+            let more = try buffer.refill(shift: &shift)
+            if let found = memchr(buffer.storage + buffer.start, 0x0A, buffer.end - buffer.start) {
+                buffer.start = UnsafePointer<UInt8>(found.assumingMemoryBound(to: UInt8.self)) - UnsafePointer(buffer.storage) + 1
+                break
+            }
+            if !more && buffer.atEOF {
+                buffer.start = buffer.end
+                break
+            }
+        }
+        line += 1
+        return true
+    }
+
     private func parseLine(_ batch: RecordBatch, from: Int, to: Int) throws(ReaderError) {
         let lineBuffer = UnsafeBufferPointer(start: buffer.storage + from, count: to - from)
         var scanner = JSONScanner(lineBuffer, endIsFinal: true, maxDepth: options.maxDepth, flatten: options.flatten, keys: keys)
@@ -72,7 +109,7 @@ final class JSONLinesReader: RecordReader {
         if scanner.index == lineBuffer.count { return }  // blank line
         batch.beginRow()
         do throws(JSONScanner.Failure) {
-            try scanner.parseRecord(into: batch, namer: namer)
+            try scanner.parseRecord(into: batch, namer: namer, validatesNonObjects: false)
             scanner.skipWhitespace()
             if scanner.index != lineBuffer.count {
                 throw JSONScanner.Failure.syntax(

@@ -78,7 +78,11 @@ struct JSONScanner {
 
     /// Parses one object at `index` into a new row of `batch`. The caller commits or
     /// discards the row.
-    mutating func parseRecord(into batch: RecordBatch, namer: ColumnNamer) throws(Failure) {
+    /// - Parameter validatesNonObjects: a record that is another JSON value is checked for
+    ///   syntax first (its syntax error is the message); JSON Lines passes false, so that
+    ///   a line is refused at its first byte without the rest of it (see
+    ///   `JSONLinesReader.refuseEarly`).
+    mutating func parseRecord(into batch: RecordBatch, namer: ColumnNamer, validatesNonObjects: Bool = true) throws(Failure) {
         skipWhitespace()
         let first = try peek()
         guard first == UInt8(ascii: "{") else {
@@ -92,7 +96,7 @@ struct JSONScanner {
             default: throw .syntax("expected a JSON object, found \(Self.describe(first))", at: index)
             }
             // Validate it, so that a malformed non-object reports its syntax error.
-            try copyValue(into: ByteStore(capacity: 256), depth: 1)
+            if validatesNonObjects { try copyValue(into: ByteStore(capacity: 256), depth: 1) }
             throw .notAnObject(found: found, at: index)
         }
         index += 1
