@@ -60,7 +60,7 @@ SCENARIO_TITLES = {
     "rerun": "Re-run of the same JSONL file (nothing changes)",
     "delta": "Delta (10% changed keys + 10% new keys, JSONL)",
     "csv": "CSV first load (into the empty table)",
-    "parse": "Parse only (sqlimport --dry-run)",
+    "parse": "Parse only (sqlimport --parse-only)",
     "export": "Export of the loaded items table, zstd-compressed",
     "snapshot": "Snapshot of the loaded database (VACUUM INTO + zstd)",
     "restore": "Restore of a snapshot into a new database",
@@ -265,9 +265,9 @@ def contenders_for(cfg, man, scenario):
     if scenario == "parse":
         for fmt, f in (("jsonl", "base.jsonl"), ("csv", "base.csv")):
             out.append(Contender(
-                "sqlimport-dry-%s" % fmt, "sqlimport --dry-run (%s)" % fmt.upper(), "sqlimport",
+                "sqlimport-parse-%s" % fmt, "sqlimport --parse-only (%s)" % fmt.upper(), "sqlimport",
                 [si, "import", os.path.join(d, f), "--db", "{DB}", "--table", "items", "--upsert", "id",
-                 "--format", fmt, "--dry-run", "--quiet", "--report", "-"],
+                 "--format", fmt, "--parse-only", "--quiet", "--report", "-"],
                 os.path.join(d, f)))
         return out
     main_input = os.path.join(d, csvf if scenario == "csv" else jsonl)
@@ -764,12 +764,12 @@ def run_memory_scenario(cfg, man, templates, sres, logdir, save):
         in_bytes = sum(os.path.getsize(base) + len(str(i)) * (n + remote_rows) for i in range(copies))
         feed = replicated_jsonl_feed(base, copies)
         for kind in ("import", "parse"):
-            # --dry-run prints its plan on stdout, so the report goes to a file of its own
+            # the report goes to a file of its own (stdin carries the data)
             report = os.path.join(logdir, "memory-%s-%s.report.json" % (kind, size))
             si = [rel(cfg.sqlimport), "import", "-", "--db", rel(db), "--table", "items", "--upsert", "id",
-                  "--format", "jsonl", "--quiet", "--report", rel(report)] + (["--dry-run"] if kind == "parse" else [])
+                  "--format", "jsonl", "--quiet", "--report", rel(report)] + (["--parse-only"] if kind == "parse" else [])
             command = "set -o pipefail; %s | %s" % (feed, shlex.join(si))
-            label = "sqlimport %s, %s rows from stdin" % ("--dry-run" if kind == "parse" else "auto",
+            label = "sqlimport %s, %s rows from stdin" % ("--parse-only" if kind == "parse" else "auto",
                                                           "{:,}".format(rows))
             key = "sqlimport-memory-%s-%s" % (kind, size)
             if not cfg.selects(key, label):
@@ -1057,7 +1057,7 @@ def evaluate_targets(results):
                      lambda s: find(s, "sqlite3-import"), 2.0, "sqlite3 .import")
     if "parse" in S:
         for fmt in ("jsonl", "csv"):
-            c = find(S["parse"], "sqlimport-dry-%s" % fmt)
+            c = find(S["parse"], "sqlimport-parse-%s" % fmt)
             name = "Parse only (%s): >= 300 MB/s" % fmt.upper()
             if not ok(c):
                 t.append({"target": name, "status": "not met" if c else "not measured",

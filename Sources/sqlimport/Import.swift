@@ -61,8 +61,11 @@ struct Import: ParsableCommand {
     @Option(name: .customLong("type"), help: ArgumentHelp("Declared type of a new table's column (repeatable).", valueName: "column=TYPE"))
     var types: [String] = []
 
-    @Flag(help: "Read and check all input, print the plan, and write nothing.")
+    @Flag(help: "Run the whole import and roll it back: the same errors, plan and counts as the real run, nothing written (holds the write lock).")
     var dryRun = false
+
+    @Flag(help: "Only read and parse the input, counting its records; no database is opened.")
+    var parseOnly = false
 
     @Option(help: ArgumentHelp("With --strategy multirow: at most this many records per statement (default 500).", valueName: "n"))
     var rowsPerStatement: Int?
@@ -150,6 +153,7 @@ struct Import: ParsableCommand {
             options.typeOverrides[String(parts[0])] = parts.count > 1 ? String(parts[1]) : ""
         }
         options.dryRun = dryRun
+        options.parseOnly = parseOnly
         options.cacheSizeMiB = cacheMib
         options.busyTimeoutMilliseconds = busyTimeout
         options.multirowCap = rowsPerStatement
@@ -201,7 +205,7 @@ struct Import: ParsableCommand {
             throw ExitCode(code)
         }
         let code = summary.counts.rejected > 0 ? ExitStatus.someRejected : ExitStatus.success
-        if dryRun { StandardOutput.write(PlanFormatter.plan(summary) + "\n") }
+        if dryRun && !parseOnly { StandardOutput.write(PlanFormatter.plan(summary) + "\n") }
         if let report {
             do {
                 try ReportWriter.write(summary, exitCode: code, to: report)

@@ -7,8 +7,9 @@ enum SummaryFormatter {
     static func line(_ summary: ImportSummary) -> String {
         let counts = summary.counts
         var parts = ["\(grouped(counts.read)) read"]
-        if summary.dryRun {
-            parts.append("dry run, nothing written")
+        if summary.parseOnly {
+            parts.append("\(grouped(counts.rejected)) rejected")
+            parts.append("parse only, no database opened")
         } else {
             parts.append("\(grouped(counts.inserted)) inserted")
             parts.append("\(grouped(counts.updated)) updated")
@@ -22,7 +23,9 @@ enum SummaryFormatter {
         }
         let seconds = max(summary.durationSeconds, 0.000_001)
         parts.append(String(format: "%.1f s (%@ rows/s)", seconds, abbreviated(Double(counts.read) / seconds)))
-        return "\(summary.database) \(summary.table): " + parts.joined(separator: " · ")
+        if summary.dryRun { parts.append("dry run: rolled back, nothing written") }
+        let subject = summary.parseOnly ? summary.table : "\(summary.database) \(summary.table)"
+        return "\(subject): " + parts.joined(separator: " · ")
     }
 
     static func grouped(_ value: Int) -> String {

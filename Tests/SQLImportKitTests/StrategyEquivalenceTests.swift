@@ -131,3 +131,63 @@ import Testing
         }
     }
 }
+
+/// Property: edge values (spaces, signs, exponents, huge numbers, hex, `1.0`, empty
+/// strings, leading zeros, NULLs into NOT NULL ... ON CONFLICT REPLACE) go through every
+/// strategy, from CSV and from JSON, into STRICT and non-STRICT columns of every type: the
+/// strategies accept and refuse the same records and leave the same database.
+@Suite struct EdgeValueEquivalenceTests {
+    static let edges = [
+        "1", "-1", "1.0", " 42", "42 ", "+7", "1e3", "1E-2", ".5", "5.", "-0", "0", "9.22e18", "9223372036854775807",
+        "9223372036854775808", "-9223372036854775808", "0x1F", "0959", "007", "00.5", "", "abc", "1,5", "NaN", "inf", "1e999",
+        "true", "12345678901234567890", "0.1", "3.14159265358979323846",
+    ]
+
+    static let schema = """
+        CREATE TABLE s (id INTEGER PRIMARY KEY, i INTEGER, r REAL, t TEXT, a ANY, n INTEGER NOT NULL ON CONFLICT REPLACE DEFAULT 5) STRICT;
+        CREATE TABLE p (id INTEGER PRIMARY KEY, i INTEGER, r REAL, t TEXT, a, num NUMERIC);
+        """
+
+    @Test(arguments: ["s", "p"])
+    func everyStrategyAcceptsAndRefusesTheSameEdgeValues(_ table: String) throws {
+        var generator = StrategyEquivalenceTests.Generator(state: table == "s" ? 1 : 2)
+        let columns = table == "s" ? ["i", "r", "t", "a", "n"] : ["i", "r", "t", "a", "num"]
+        var csv = "id," + columns.joined(separator: ",") + "\n"
+        var json = ""
+        for id in 1 ... 400 {
+            let values = columns.map { _ in Self.edges[Int.random(in: 0 ..< Self.edges.count, using: &generator)] }
+            csv += "\(id)," + values.map { $0.contains(",") || $0.hasPrefix(" ") || $0.hasSuffix(" ") ? "\"\($0)\"" : $0 }.joined(separator: ",") + "\n"
+            // JSON: numbers where the text is JSON number syntax, else strings; "" as null.
+            let fields = zip(columns, values).map { column, value -> String in
+                if value.isEmpty { return "\"\(column)\":null" }
+                let isNumber = value.utf8.withContiguousStorageIfAvailable { NumberText.isNumberSyntax(UnsafeRawBufferPointer($0)) } ?? false
+                return "\"\(column)\":" + (isNumber ? value : "\"\(value)\"")
+            }
+            json += "{\"id\":\(id)," + fields.joined(separator: ",") + "}\n"
+        }
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        for (name, text) in [("edges.csv", csv), ("edges.jsonl", json)] {
+            let input = TestSupport.write(text, to: directory.appendingPathComponent(name))
+            var results: [(WriteStrategyKind, String, OutcomeCounts)] = []
+            for strategy in [WriteStrategyKind.typed, .cached, .multirow] {
+                let database = directory.appendingPathComponent("\(name)-\(strategy).db").path
+                try TestSupport.createDatabase(database, schema: Self.schema)
+                let counts = try TestSupport.runImport([input], database: database) {
+                    $0.table = table
+                    $0.upsert = ["id"]
+                    $0.strategy = strategy
+                    $0.onError = .skip
+                    $0.multirowCap = 9
+                }.counts
+                results.append((strategy, try TestSupport.dump(database), counts))
+            }
+            for other in results.dropFirst() {
+                #expect(other.1 == results[0].1, "\(table) \(name): \(other.0) and \(results[0].0) leave different databases")
+                #expect(other.2 == results[0].2, "\(table) \(name): \(other.0) and \(results[0].0) count differently")
+            }
+            let counts = results[0].2
+            #expect(counts.inserted > 0 && counts.inserted + counts.rejected == 400, "\(table) \(name): \(counts)")
+        }
+    }
+}

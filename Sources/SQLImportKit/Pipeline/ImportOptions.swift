@@ -23,8 +23,13 @@ public struct ImportOptions: Sendable {
     public var primaryKey: [String] = []
     /// `--type col=TYPE`: declared types that override inference.
     public var typeOverrides: [String: String] = [:]
-    /// `--dry-run`: read and check everything, print the plan, write nothing.
+    /// `--dry-run`: the real run, rolled back at its end: the same checks, errors at the
+    /// same lines, the same plan and the exact counts, and nothing written. It holds the
+    /// database's write lock while it runs.
     public var dryRun = false
+    /// `--parse-only`: read and parse every input, count its records, and touch no
+    /// database (checks a file's syntax; measures the readers alone).
+    public var parseOnly = false
     /// Page cache for the run, in MiB (`PRAGMA cache_size`); restored afterwards.
     public var cacheSizeMiB = 256
     /// How long to wait for another writer's lock, in milliseconds.

@@ -42,7 +42,6 @@ extension ImportRun {
                 }
             }
             try decideKeys(of: batch, firstRow: firstRow, inputName: inputName, plan: &plan)
-            guard !options.dryRun else { return }
             // Runs of consecutive records of one shape that are written.
             var runStart = firstRow
             var runShape: RowShape?

@@ -18,13 +18,18 @@ extension ImportRun {
             primaryKey: primaryKey, primaryKeyOption: options.primaryKey.isEmpty ? "--upsert" : "--pk",
             typeOverrides: options.typeOverrides)
         summary.createdTable = creation.sql
-        if options.dryRun {
-            schema = creation.schema
-        } else {
-            try db.execute(sql: creation.sql)
-            schema = try TableSchema.read(db, table: table)
-            tableIsReal = true
+        let sampled = min(sample.reduce(0) { $0 + $1.rowCount }, options.inferRows)
+        let overridden = Set(options.typeOverrides.keys.map { $0.lowercased() })
+        for column in creation.schema.columns where !overridden.contains(column.name.lowercased()) {
+            inferredTypes[column.name.lowercased()] = sampled
+            if column.declaredType == "ANY" {
+                summary.warnings.append(
+                    "column \(SQLIdentifier.quote(column.name)) had no value in the first \(sampled) records, so it was created as ANY, which stores each value as the type it looks like; pass --type \(column.name)=TYPE to give it a type")
+            }
         }
+        try db.execute(sql: creation.sql)
+        schema = try TableSchema.read(db, table: table)
+        tableIsReal = true
         if let indexed, var created = schema {
             _ = try createIndex(on: indexed.columns, nullable: indexed.nullable, in: &created)
             schema = created
@@ -156,7 +161,7 @@ extension ImportRun {
             + (predicate.isEmpty ? "" : " WHERE \(predicate)")
         summary.createdIndex = sql
         var key = UniqueKey(indexName: indexName, columns: names, origin: .uniqueIndex, partialPredicate: predicate.isEmpty ? nil : predicate)
-        if options.dryRun || !tableIsReal {
+        if !tableIsReal {
             schema.uniqueKeys.append(key)
         } else {
             try db.execute(sql: sql)
@@ -201,13 +206,9 @@ extension ImportRun {
                 let name = columnNames[input]
                 let sql = "ALTER TABLE \(SQLIdentifier.quote(table)) ADD COLUMN \(SQLIdentifier.quote(name)) \(tracker.declaredType)"
                 summary.addedColumns.append(name)
-                if options.dryRun {
-                    schema.columns.append(ColumnInfo(name: name, declaredType: tracker.declaredType, notNull: false, defaultSQL: nil, primaryKeyPosition: 0, isWritable: true))
-                } else {
-                    try db.execute(sql: sql)
-                }
+                try db.execute(sql: sql)
             }
-            if !options.dryRun { schema = try TableSchema.read(db, table: table)! }
+            schema = try TableSchema.read(db, table: table)!
             for input in unknown { tableColumnOfInput[input] = schema.columnIndex(named: columnNames[input]) }
             self.schema = schema
             session?.updateSchema(schema)
@@ -266,9 +267,10 @@ extension ImportRun {
         let session = WriteSession(
             db: db, schema: schema, target: target, policy: options.merge,
             guardable: guarded ? try IndexedColumns.read(db, table: table) : [], mayReorderKeyClauses: guarded)
+        session.inferredTypes = inferredTypes
         // Repeated keys are counted inside SQLite, by the rows they land on, when the
         // table has rowids and the run writes; otherwise by fingerprint (`KeyLedger`).
-        if target != nil, !options.dryRun, tableIsReal {
+        if target != nil, tableIsReal {
             if let rowid = session.rowidName {
                 let startMax = tableWasEmpty ? 0 : try Int64.fetchOne(db, sql: "SELECT max(\(rowid)) FROM \(SQLIdentifier.quote(table))") ?? 0
                 session.trackRowids(startMax: startMax)

@@ -36,6 +36,9 @@ final class ImportRun {
     var resumeOffsetOfInput: [Int: Int64] = [:]
     var countsAtLastCommit = OutcomeCounts()
     var deferredIndexes = DeferredIndexes()
+    /// Columns of a table this run created, whose types it inferred, with the records
+    /// it sampled (lowercased names).
+    var inferredTypes: [String: Int] = [:]
     var rejectsFile: RejectsFile?
 
     // Keys (`ImportRun+Keys`).
@@ -135,7 +138,7 @@ final class ImportRun {
     /// For a first load, drops secondary indexes to build them once at the end (see
     /// `DeferredIndexes` for when this applies).
     func deferIndexes() throws {
-        guard tableWasEmpty, tableIsReal, !options.dryRun, options.commitEvery == nil, options.onError == .abort else { return }
+        guard tableWasEmpty, tableIsReal, options.commitEvery == nil, options.onError == .abort else { return }
         deferredIndexes = try DeferredIndexes.drop(db, table: table, keep: target?.key.indexName)
         summary.deferredIndexes = deferredIndexes.indexes.map(\.name)
     }

@@ -30,6 +30,8 @@ public struct ImportSummary: Sendable, Codable {
     /// The upsert statement of the first record shape, for `--dry-run`.
     public var statementSQL: String?
     public var dryRun = false
+    /// `--parse-only`: the input was read, no database opened.
+    public var parseOnly = false
     public var warnings: [String] = []
     public var startedAt = Date()
     public var finishedAt = Date()

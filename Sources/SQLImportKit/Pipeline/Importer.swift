@@ -24,6 +24,7 @@ public final class Importer {
     /// - Parameter progress: called on the writing thread after each batch.
     public func run(progress: ((ImportProgress) -> Void)? = nil) throws -> ImportSummary {
         SQLiteProcessSettings.apply()
+        if options.parseOnly { return try parseAll(progress: progress) }
         if options.databasePath.isEmpty {
             // SQLite would open a private temporary database, gone when the run ends.
             throw ImportError.conflictingOptions("the database path is empty; name the database file")
@@ -44,10 +45,46 @@ public final class Importer {
         }
     }
 
+    /// `--parse-only`: every input read and parsed on the reading thread, the records
+    /// counted here, no database opened.
+    private func parseAll(progress: ((ImportProgress) -> Void)?) throws -> ImportSummary {
+        try validate(nested: false)
+        var readerOptions = options.reader
+        readerOptions.skipBadRecords = options.onError == .skip
+        let reader = BatchReader(
+            paths: options.inputs, options: readerOptions, rowsPerBatch: options.rowsPerBatch, spareBatches: 1, keepRaw: false,
+            cancellation: options.cancellation, commitEvery: nil)
+        reader.start()
+        defer { reader.stop() }
+        var summary = ImportSummary(
+            database: options.databasePath, table: (try? options.resolvedTable()) ?? "-", merge: options.merge.description,
+            strategy: "none", strategyReason: "--parse-only writes nothing")
+        summary.parseOnly = true
+        loop: while let item = reader.next() {
+            if let signal = options.cancellation?.signal { throw ImportError.interrupted(signal: signal) }
+            switch item {
+            case .opened(_, let description):
+                summary.inputs.append(description)
+            case .batch(let batch):
+                summary.counts.read += batch.rowCount + batch.rejects.count
+                summary.counts.rejected += batch.rejects.count
+                summary.inputs[batch.inputIndex].bytesRead = batch.inputBytesConsumed
+                progress?(ImportProgress(rowsRead: summary.counts.read, bytesRead: summary.bytesRead, totalBytes: nil))
+                reader.recycle(batch)
+            case .failed(let error):
+                throw error
+            case .finished:
+                break loop
+            }
+        }
+        summary.finishedAt = Date()
+        return summary
+    }
+
     private func openAndRun(progress: ((ImportProgress) -> Void)?) throws -> ImportSummary {
         let database: DatabaseQueue
         do {
-            database = try DatabaseOpener.open(path: options.databasePath, readOnly: options.dryRun, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
+            database = try DatabaseOpener.open(path: options.databasePath, dryRun: options.dryRun, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
         } catch {
             guard var fault = DatabaseFault.classify(error, database: options.databasePath) as? DatabaseFault else { throw error }
             fault.rollback = .nothingWritten
@@ -145,7 +182,9 @@ public final class Importer {
         let pragmas = try BulkPragmas(db, cacheSizeMiB: options.cacheSizeMiB)
         defer { pragmas.restore(db) }
         try DatabaseFault.checkIntegrity(db, database: options.databasePath, upTo: options.quickCheckMaxBytes)
-        let transaction = RunTransaction(db: db, readOnly: options.dryRun)
+        // A dry run is the real run, rolled back at the end: the same checks, errors,
+        // plan and counts, and it holds the write lock while it runs.
+        let transaction = RunTransaction(db: db)
         try transaction.begin()
         let run = ImportRun(options: options, db: db, table: table, source: source, transaction: transaction, summary: summary, progress: progress)
         defer { run.close() }
@@ -163,16 +202,13 @@ public final class Importer {
 
 /// Opens the database as sqlimport needs it.
 enum DatabaseOpener {
-    static func open(path: String, readOnly: Bool, busyTimeoutMilliseconds: Int) throws -> DatabaseQueue {
+    /// A dry run of a database that does not exist runs in memory, so that no file is made.
+    static func open(path: String, dryRun: Bool, busyTimeoutMilliseconds: Int) throws -> DatabaseQueue {
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
         configuration.busyMode = .timeout(TimeInterval(busyTimeoutMilliseconds) / 1000)
         configuration.label = "sqlimport"
-        if readOnly {
-            // A dry run touches nothing: read-only on an existing file, else in memory.
-            guard FileManager.default.fileExists(atPath: path) else { return try DatabaseQueue(configuration: configuration) }
-            configuration.readonly = true
-        }
+        if dryRun && !FileManager.default.fileExists(atPath: path) { return try DatabaseQueue(configuration: configuration) }
         return try DatabaseQueue(path: path, configuration: configuration)
     }
 }

@@ -10,13 +10,11 @@ import GRDB
 final class RunTransaction {
     private let db: Database
     private let nested: Bool
-    private let readOnly: Bool
     private var open = false
 
-    init(db: Database, readOnly: Bool) {
+    init(db: Database) {
         self.db = db
         nested = db.isInsideTransaction
-        self.readOnly = readOnly
     }
 
     var canCheckpoint: Bool { !nested }
@@ -25,7 +23,7 @@ final class RunTransaction {
         if nested {
             try db.execute(sql: "SAVEPOINT sqlimport")
         } else {
-            try db.execute(sql: readOnly ? "BEGIN DEFERRED" : "BEGIN IMMEDIATE")
+            try db.execute(sql: "BEGIN IMMEDIATE")
         }
         open = true
     }

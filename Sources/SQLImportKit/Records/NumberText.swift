@@ -80,6 +80,24 @@ public enum NumberText {
             && text[index + 1] &- UInt8(ascii: "0") < 10
     }
 
+    /// True when the text is a number with a redundant leading zero (`0959`, `-007`,
+    /// `00.5`), which a column with INTEGER, REAL or NUMERIC affinity would store as the
+    /// number, losing the zeros. `007abc` is not a number, and stays text there.
+    public static func isLeadingZeroNumber(_ text: UnsafeRawBufferPointer) -> Bool {
+        guard hasLeadingZero(text) else { return false }
+        var index = 0
+        let negative = text[0] == UInt8(ascii: "-")
+        if negative { index = 1 }
+        while index + 1 < text.count, text[index] == UInt8(ascii: "0"), text[index + 1] &- UInt8(ascii: "0") < 10 { index += 1 }
+        let rest = UnsafeRawBufferPointer(rebasing: text[index...])
+        if !negative { return isNumberSyntax(rest) }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: rest.count + 1) { buffer in
+            buffer[0] = UInt8(ascii: "-")
+            for (offset, byte) in rest.enumerated() { buffer[offset + 1] = byte }
+            return isNumberSyntax(UnsafeRawBufferPointer(buffer))
+        }
+    }
+
     /// A correctly rounded Double for number text of JSON syntax, or nil when the value
     /// overflows to infinity or underflows to zero from a non-zero spelling.
     public static func parseDouble(_ text: UnsafeRawBufferPointer) -> Double? {

@@ -25,4 +25,8 @@ public enum ColumnAffinity: String, Sendable, Codable {
     /// INTEGER and NUMERIC affinity turn an integer literal too large for Int64 into an
     /// inexact REAL, so such values are refused for these columns.
     var roundsBigIntegers: Bool { self == .integer || self == .numeric }
+
+    /// INTEGER, REAL and NUMERIC affinity store text that looks like a number as the
+    /// number (`0959` becomes 959).
+    var convertsNumbers: Bool { self == .integer || self == .real || self == .numeric }
 }

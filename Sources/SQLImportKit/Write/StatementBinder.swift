@@ -4,11 +4,15 @@ import GRDBSQLite
 /// no String, no allocation per value. Text is bound in place (`SQLITE_STATIC`) from the
 /// batch's byte store, which outlives the step. A BLOB marker (see `BlobMarker`) binds as
 /// bytes into a column that holds BLOBs; CSV number text binds into a REAL column as its
-/// correctly rounded Double.
+/// correctly rounded Double, and into an `ANY` or untyped column as the type it looks
+/// like (`TypeTracker.classify`: integer, real, or text when it has a leading zero), so
+/// that CSV and JSON inputs of the same data store the same values.
 enum StatementBinder {
     /// Why a value was not bound.
     enum Refusal: Error {
         case bigIntegerInNumericColumn
+        /// `0959` into an INTEGER, REAL or NUMERIC column, which would store 959.
+        case leadingZeroNumber
     }
 
     /// SQLite's `SQLITE_TRANSIENT`: copy the bytes.
@@ -28,12 +32,33 @@ enum StatementBinder {
         case .text, .json:
             if cell.kind == .json, affinity == .blob, bindBlob(cell, to: statement, at: index, bytes: bytes, BlobMarker.decodeJSON) { return }
             if affinity.roundsBigIntegers, cell.kind == .text, isBigInteger(cell, bytes) { throw .bigIntegerInNumericColumn }
+            if cell.kind == .text, affinity.convertsNumbers, isLeadingZeroNumber(cell, bytes) { throw .leadingZeroNumber }
             bindText(cell, to: statement, at: index, bytes: bytes)
         case .numberAsText:
             if affinity != .text && affinity != .blob { throw .bigIntegerInNumericColumn }
             bindText(cell, to: statement, at: index, bytes: bytes)
         case .untypedText:
             if affinity == .blob, bindBlob(cell, to: statement, at: index, bytes: bytes, BlobMarker.decodeText) { return }
+            let text = UnsafeRawBufferPointer(start: bytes + Int(cell.payload), count: Int(cell.length))
+            if affinity == .blob {
+                // No affinity: the value gets the type it looks like, as inference types it.
+                switch TypeTracker.classify(text) {
+                case .integer:
+                    if case .value(let value) = NumberText.parseInteger(text) {
+                        sqlite3_bind_int64(statement, index, value)
+                        return
+                    }
+                case .real:
+                    if let value = NumberText.parseDouble(text) {
+                        sqlite3_bind_double(statement, index, value)
+                        return
+                    }
+                default:
+                    break
+                }
+                return bindText(cell, to: statement, at: index, bytes: bytes)
+            }
+            if affinity.convertsNumbers, NumberText.isLeadingZeroNumber(text) { throw .leadingZeroNumber }
             if affinity.roundsBigIntegers {
                 switch NumberText.parseInteger(UnsafeRawBufferPointer(start: bytes + Int(cell.payload), count: Int(cell.length))) {
                 case .value(let value):
@@ -85,6 +110,10 @@ enum StatementBinder {
     private static func exactDouble(_ cell: Cell, _ bytes: UnsafePointer<UInt8>) -> Double? {
         let text = UnsafeRawBufferPointer(start: bytes + Int(cell.payload), count: Int(cell.length))
         return NumberText.isNumberSyntax(text) ? NumberText.parseDouble(text) : nil
+    }
+
+    private static func isLeadingZeroNumber(_ cell: Cell, _ bytes: UnsafePointer<UInt8>) -> Bool {
+        NumberText.isLeadingZeroNumber(UnsafeRawBufferPointer(start: bytes + Int(cell.payload), count: Int(cell.length)))
     }
 
     private static func isBigInteger(_ cell: Cell, _ bytes: UnsafePointer<UInt8>) -> Bool {

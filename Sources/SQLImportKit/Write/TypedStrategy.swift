@@ -1,31 +1,41 @@
-/// One record per statement, with every value checked against its column's declared
-/// type before it is bound: a failure names the column, the expected type, the value
-/// and the line, rather than SQLite's terser message. The checks mirror SQLite's own
-/// (STRICT types, NOT NULL), so a valid input leaves the same database as the other
-/// strategies.
+/// One record per statement. SQLite alone decides what a column accepts, as in every
+/// strategy, so that all of them leave the same database; when SQLite refuses a value
+/// for its column's type or NOT NULL, the error names the column, the declared type, the
+/// value and the line (`check`), rather than SQLite's terser message.
 struct TypedStrategy: WriteStrategy {
     func rowsPerStatement(columns: Int, session: WriteSession) -> Int { 1 }
 
     func write(_ rows: Range<Int>, of batch: RecordBatch, shape: RowShape, session: WriteSession, inputName: String, bytes: UnsafePointer<UInt8>) throws {
         let statement = try session.statement(for: shape, rows: 1)
-        let schema = session.schema
-        rows: for row in rows {
-            for (position, input) in shape.inputColumns.enumerated() {
-                let column = schema.columns[shape.tableColumns[position]]
-                let cell = batch.cell(row: row, column: input)
-                if let reason = Self.check(cell, column: column, strict: schema.isStrict, isRowidAlias: schema.rowidAlias == column.name, batch: batch, session: session) {
-                    try session.fail(WriteError(position: batch.position(row: row, inputName: inputName), reason: reason), row: row, batch: batch)
-                    continue rows
-                }
-            }
+        for row in rows {
             do {
                 try session.execute(
                     statement, shape: shape, rows: row ..< row + 1, batch: batch, bytes: bytes,
                     atomic: session.usesSavepoints && session.onRecordFailure != nil)
             } catch {
-                try session.fail(session.recordError(error, row: row, shape: shape, batch: batch, inputName: inputName), row: row, batch: batch)
+                var failure = session.recordError(error, row: row, shape: shape, batch: batch, inputName: inputName)
+                if case .sqlite(let code, let message) = failure.reason, code == 3091 || code == 1299,
+                    let reason = Self.explain(message, row: row, of: batch, shape: shape, session: session)
+                {
+                    failure = WriteError(position: failure.position, reason: reason)
+                }
+                try session.fail(failure, row: row, batch: batch)
             }
         }
+    }
+
+    /// The typed reason for a refusal SQLite reported as `message` (a STRICT type or a
+    /// NOT NULL constraint, naming `table.column`), or nil.
+    static func explain(_ message: String, row: Int, of batch: RecordBatch, shape: RowShape, session: WriteSession) -> WriteError.Reason? {
+        let schema = session.schema
+        for (position, input) in shape.inputColumns.enumerated() {
+            let column = schema.columns[shape.tableColumns[position]]
+            guard message.hasSuffix(".\(column.name)") else { continue }
+            return check(
+                batch.cell(row: row, column: input), column: column, strict: schema.isStrict, isRowidAlias: schema.rowidAlias == column.name,
+                batch: batch, session: session)
+        }
+        return nil
     }
 
     /// Why `cell` cannot go into `column`, or nil when it can.

@@ -11,6 +11,9 @@ public struct WriteError: Error, Sendable, CustomStringConvertible {
         /// The record's conflict-target key finds one row and its primary key another
         /// (or a row with another target key): applying it would merge two identities.
         case identityConflict(target: String, primaryKey: String)
+        /// The value does not fit the type this run inferred for a new column from its
+        /// first `sampleRows` records.
+        case notTheInferredType(column: String, type: String, value: String, sampleRows: Int)
         /// `--duplicate-keys error`: the record's key is that of a row the run wrote.
         case repeatedKey
     }
@@ -42,6 +45,8 @@ public struct WriteError: Error, Sendable, CustomStringConvertible {
             return "\(position): field \(SQLIdentifier.quote(column)) = \(value) is not a valid \(expected) for that column; fix the input or change the column's type"
         case .nullInNotNullColumn(let column):
             return "\(position): field \(SQLIdentifier.quote(column)) is null but the column is NOT NULL; supply a value"
+        case .notTheInferredType(let column, let type, let value, let sampleRows):
+            return "\(position): field \(SQLIdentifier.quote(column)) = \(value) does not fit the column's type \(type), which this run inferred from the first \(sampleRows) records; nothing was committed. Pass --type \(column)=TEXT (or the type that holds every value), or a larger --infer-rows"
         case .repeatedKey:
             return "\(position): the record repeats the key of an earlier record of this run (--duplicate-keys error); nothing was committed. Remove one of them, or drop --duplicate-keys error to let the later record win"
         case .identityConflict(let target, let primaryKey):

@@ -28,6 +28,9 @@ final class WriteSession {
     let guardable: Set<String>
     /// Whether statements may put the primary-key clause first (`UpsertStatement`).
     let mayReorderKeyClauses: Bool
+    /// Columns whose type this run inferred (lowercased), with the records it sampled:
+    /// a value that does not fit names the inference and its fixes.
+    var inferredTypes: [String: Int] = [:]
     /// Records SQLite dropped through an `ON CONFLICT IGNORE` resolution.
     private(set) var ignored = 0
     /// True when a failed statement may leave part of its work in place: the database
@@ -167,6 +170,8 @@ final class WriteSession {
         var code: Int32
         var message: String
         var refusedColumn: Int?
+        /// Why `refusedColumn`'s value was not bound.
+        var refusal: StatementBinder.Refusal?
         /// SQLite rolled back the transaction with the statement.
         var rolledBack = false
 
@@ -328,7 +333,7 @@ final class WriteSession {
                 try StatementBinder.bind(cell, affinity: shape.affinities[position], to: statement, at: parameter, bytes: bytes)
             } catch {
                 sqlite3_clear_bindings(statement)
-                throw StepFailure(code: 0, message: "", refusedColumn: position)
+                throw StepFailure(code: 0, message: "", refusedColumn: position, refusal: error)
             }
             parameter += 1
         }
@@ -346,11 +351,27 @@ final class WriteSession {
         if let refused = failure.refusedColumn {
             let column = shape.statement.columns[refused]
             let cell = batch.cell(row: row, column: shape.inputColumns[refused])
-            return WriteError(
-                position: position,
-                reason: .notRepresentable(
-                    column: column, value: batch.text(cell),
-                    why: "does not fit a 64-bit integer, and SQLite would store it as an inexact REAL in this \(shape.affinities[refused].rawValue) column; declare the column TEXT to keep it exactly"))
+            let affinity = shape.affinities[refused].rawValue
+            if let inferredFrom = inferredTypes[column.lowercased()] {
+                return WriteError(
+                    position: position,
+                    reason: .notTheInferredType(column: column, type: schema.columns[shape.tableColumns[refused]].declaredType, value: batch.text(cell), sampleRows: inferredFrom))
+            }
+            let why = failure.refusal == .leadingZeroNumber
+                ? "has a leading zero, and this \(affinity) column would store it as a number without it; declare the column TEXT to keep it as written"
+                : "does not fit a 64-bit integer, and SQLite would store it as an inexact REAL in this \(affinity) column; declare the column TEXT to keep it exactly"
+            return WriteError(position: position, reason: .notRepresentable(column: column, value: batch.text(cell), why: why))
+        }
+        // A STRICT column refused the value's type: name the inference when this run chose it.
+        if failure.code == 3091 /* SQLITE_CONSTRAINT_DATATYPE */ {
+            for (index, column) in shape.statement.columns.enumerated() where failure.message.hasSuffix(".\(column)") {
+                if let inferredFrom = inferredTypes[column.lowercased()] {
+                    let cell = batch.cell(row: row, column: shape.inputColumns[index])
+                    return WriteError(
+                        position: position,
+                        reason: .notTheInferredType(column: column, type: schema.columns[shape.tableColumns[index]].declaredType, value: describe(cell, batch), sampleRows: inferredFrom))
+                }
+            }
         }
         if failure.message == OutcomeCounters.duplicateMessage {
             return WriteError(position: position, reason: .repeatedKey)

@@ -1,0 +1,122 @@
+import Foundation
+import GRDB
+import Testing
+
+/// Values read as the user meant (issue 15), end to end on real data: types that never
+/// change a value silently, and a dry run that is the real run rolled back.
+@Suite struct ValuesAsMeantTests {
+    struct Workspace {
+        let directory = TestSupport.temporaryDirectory()
+        func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+        func run(_ arguments: [String]) throws -> TestSupport.Output { try TestSupport.run(arguments, in: directory) }
+        func value<T: DatabaseValueConvertible>(_ database: String, _ sql: String) throws -> T? {
+            try DatabaseQueue(path: path(database)).read { try T.fetchOne($0, sql: sql) }
+        }
+        func cleanUp() { TestSupport.remove(directory) }
+    }
+
+    /// nycflights13's planes: `speed` is NA for the first 424 records. As CSV with a
+    /// 100-record sample it became ANY and its numbers TEXT (max(speed) = 95, not 432);
+    /// CSV and JSON Lines of the same data now give the same database.
+    @Test func csvAndJSONLinesOfTheSameDataGiveTheSameDatabase() throws {
+        let work = Workspace()
+        defer { work.cleanUp() }
+        let csv = try String(contentsOf: TestSupport.fixtures.appendingPathComponent("real/planes.csv"), encoding: .utf8)
+        var lines = csv.split(separator: "\n").map(String.init)
+        let header = lines.removeFirst().split(separator: ",").map(String.init)
+        // The same records as JSON Lines: NA is null, numbers are JSON numbers.
+        let jsonl = lines.map { line -> String in
+            let fields = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            return "{" + zip(header, fields).map { name, value -> String in
+                if value == "NA" { return "\"\(name)\":null" }
+                if Int(value) != nil, !value.hasPrefix("0") || value == "0" { return "\"\(name)\":\(value)" }
+                return "\"\(name)\":\"\(value)\""
+            }.joined(separator: ",") + "}"
+        }.joined(separator: "\n") + "\n"
+        _ = TestSupport.write(jsonl, to: work.directory.appendingPathComponent("planes.jsonl"))
+        _ = TestSupport.write(csv, to: work.directory.appendingPathComponent("planes.csv"))
+        let fromCSV = try work.run(["planes.csv", "--db", "csv.db", "--null", "NA", "--infer-rows", "100"])
+        #expect(fromCSV.status == 0, "\(fromCSV.stderr)")
+        #expect(fromCSV.stderr.contains(#"column "speed" had no value in the first 100 records, so it was created as ANY"#), "\(fromCSV.stderr)")
+        #expect(try work.run(["planes.jsonl", "--db", "jsonl.db", "--infer-rows", "100"]).status == 0)
+        #expect(try work.value("csv.db", "SELECT max(speed) FROM planes") == 432)
+        #expect(try work.value("csv.db", "SELECT count(*) FROM planes WHERE typeof(speed) = 'text'") == 0)
+        #expect(try TestSupport.dump(work.path("csv.db")) == TestSupport.dump(work.path("jsonl.db")))
+    }
+
+    /// Times written `0959` that first appear after the sample: the column was inferred
+    /// INTEGER, and 0959 would have become 959.
+    @Test func aLeadingZeroAfterTheSampleStopsTheRunNamingBothFixes() throws {
+        let work = Workspace()
+        defer { work.cleanUp() }
+        let weather = try String(contentsOf: TestSupport.fixtures.appendingPathComponent("real/weather.csv"), encoding: .utf8)
+        var text = "origin,month,day,hour,dep_time\n"
+        for (index, line) in weather.split(separator: "\n").dropFirst().prefix(300).enumerated() {
+            let fields = line.split(separator: ",", omittingEmptySubsequences: false)
+            text += "\(fields[0]),\(fields[2]),\(fields[3]),\(fields[4]),\(index == 250 ? "0959" : String(1000 + index))\n"
+        }
+        _ = TestSupport.write(text, to: work.directory.appendingPathComponent("times.csv"))
+        let run = try work.run(["times.csv", "--db", "t.db", "--infer-rows", "100"])
+        #expect(run.status == 65)
+        #expect(run.stderr.contains("times.csv:252") && run.stderr.contains(#""dep_time" = 0959"#), "\(run.stderr)")
+        #expect(run.stderr.contains("first 100 records") && run.stderr.contains("--type dep_time=TEXT") && run.stderr.contains("--infer-rows"), "\(run.stderr)")
+        #expect(try work.value("t.db", "SELECT count(*) FROM sqlite_schema WHERE name = 'times'") == 0)
+        // Either fix works, and keeps the zero.
+        #expect(try work.run(["times.csv", "--db", "t.db", "--type", "dep_time=TEXT"]).status == 0)
+        #expect(try work.value("t.db", "SELECT count(*) FROM times WHERE dep_time = '0959'") == 1)
+    }
+
+    @Test func aLeadingZeroIntoAnExistingNumberColumnIsRefusedNotConverted() throws {
+        let work = Workspace()
+        defer { work.cleanUp() }
+        try TestSupport.createDatabase(work.path("e.db"), schema: "CREATE TABLE t (id INTEGER PRIMARY KEY, n INTEGER, r REAL, x NUMERIC);")
+        for (name, text) in [("a.csv", "id,n\n1,0959\n"), ("b.jsonl", #"{"id":1,"r":"007.5"}"# + "\n"), ("c.csv", "id,x\n1,-01\n")] {
+            _ = TestSupport.write(text, to: work.directory.appendingPathComponent(name))
+            for strategy in ["typed", "cached", "multirow"] {
+                let run = try work.run([name, "--db", "e.db", "--table", "t", "--upsert", "id", "--strategy", strategy])
+                #expect(run.status == 65, "\(name) \(strategy): \(run.stderr)")
+                #expect(run.stderr.contains("has a leading zero"), "\(name) \(strategy): \(run.stderr)")
+            }
+        }
+        #expect(try work.value("e.db", "SELECT count(*) FROM t") == 0)
+        // Text that is not a number, and numbers without the zero, are stored as SQLite does.
+        _ = TestSupport.write("id,n,x\n1,007abc,959\n", to: work.directory.appendingPathComponent("ok.csv"))
+        #expect(try work.run(["ok.csv", "--db", "e.db", "--table", "t", "--upsert", "id"]).status == 0)
+        #expect(try work.value("e.db", "SELECT n || ':' || typeof(n) || ',' || x || ':' || typeof(x) FROM t") == "007abc:text,959:integer")
+    }
+
+    /// Weather without `--null NA`: the dry run used to pass what the real run refuses.
+    @Test func aDryRunFailsWhereTheRealRunFailsAndCountsWhatItWouldDo() throws {
+        let work = Workspace()
+        defer { work.cleanUp() }
+        let weather = work.path("weather.csv")
+        try FileManager.default.copyItem(atPath: TestSupport.fixtures.appendingPathComponent("real/weather.csv").path, toPath: weather)
+        try TestSupport.createDatabase(work.path("w.db"), schema: """
+            CREATE TABLE weather (origin TEXT, year INTEGER, month INTEGER, day INTEGER, hour INTEGER, temp REAL, dewp REAL, humid REAL,
+              wind_dir INTEGER, wind_speed REAL, wind_gust REAL, precip REAL, pressure REAL, visib REAL, time_hour TEXT PRIMARY KEY) STRICT;
+            """)
+        let dry = try work.run(["weather.csv", "--db", "w.db", "--upsert", "time_hour", "--dry-run"])
+        let real = try work.run(["weather.csv", "--db", "w.db", "--upsert", "time_hour"])
+        #expect(dry.status == 65 && real.status == 65, "\(dry.stderr)\n\(real.stderr)")
+        let firstLine = { (text: String) in text.split(separator: "\n").first { $0.hasPrefix("sqlimport: error:") }.map(String.init) }
+        #expect(firstLine(dry.stderr) == firstLine(real.stderr))
+        #expect(dry.stderr.contains("weather.csv:2"), "\(dry.stderr)")
+
+        // With --null NA: the same plan, the same strategy, the exact counts, and the file
+        // byte for byte as it was.
+        let before = try Data(contentsOf: URL(fileURLWithPath: work.path("w.db")))
+        let plan = try work.run(["weather.csv", "--db", "w.db", "--upsert", "time_hour", "--null", "NA", "--dry-run", "--report", "dry.json"])
+        #expect(plan.status == 0, "\(plan.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: work.path("w.db"))) == before)
+        let done = try work.run(["weather.csv", "--db", "w.db", "--upsert", "time_hour", "--null", "NA", "--report", "real.json"])
+        #expect(done.status == 0)
+        func report(_ name: String) throws -> [String: Any] {
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: work.path(name)))) as! [String: Any]
+        }
+        let (dryReport, realReport) = (try report("dry.json"), try report("real.json"))
+        #expect(dryReport["strategy"] as? String == realReport["strategy"] as? String)
+        #expect((dryReport["counts"] as! [String: Int]) == (realReport["counts"] as! [String: Int]))
+        #expect((realReport["counts"] as! [String: Int])["inserted"] == 1458)
+        #expect(plan.stdout.contains("strategy: \(realReport["strategy"] as! String)"), "\(plan.stdout)")
+    }
+}
