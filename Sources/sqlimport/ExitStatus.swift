@@ -32,6 +32,7 @@ enum ExitStatus {
             }
         case let error as ReaderError:
             if case .input(let inner) = error { return code(for: inner) }
+            if case .badOption = error { return usage }
             return badData
         case let fault as DatabaseFault:
             switch fault.kind {

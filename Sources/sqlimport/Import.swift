@@ -19,13 +19,25 @@ struct Import: ParsableCommand {
     @Option(help: "The table to write. Default: the first input's name without extensions.")
     var table: String?
 
-    @Option(help: "Input format: jsonl, json, csv or tsv. Default: from the extension, else the first byte.")
+    @Option(help: "Input format: jsonl, json, csv or tsv. Default: from the content (JSON) and the extension, the CSV delimiter sniffed.")
     var format: String?
 
-    @Option(help: "CSV/TSV field delimiter (one character).")
+    @Flag(help: "Same as --format csv.")
+    var csv = false
+
+    @Flag(help: "Same as --format tsv.")
+    var tsv = false
+
+    @Flag(name: [.customLong("jsonl"), .customLong("nl")], help: "Same as --format jsonl.")
+    var jsonl = false
+
+    @Flag(help: "Same as --format json.")
+    var json = false
+
+    @Option(help: "CSV/TSV field delimiter: one character, or tab (also \\t). Default: sniffed from the header and first records among , ; tab |.")
     var delimiter: String?
 
-    @Flag(help: "The CSV/TSV input has no header row; columns are named c1, c2, ...")
+    @Flag(name: [.customLong("no-header"), .customLong("no-headers")], help: "The CSV/TSV input has no header row; columns are named c1, c2, ...")
     var noHeader = false
 
     @Option(name: .customLong("null"), help: "An unquoted CSV/TSV field equal to this text is NULL (e.g. NA).")
@@ -120,7 +132,10 @@ struct Import: ParsableCommand {
     func validate() throws {
         if inputs.isEmpty { throw ValidationError("no input given; pass a file, or - for standard input") }
         if let format, InputFormat(rawValue: format) == nil { throw ValidationError("--format \(format): expected jsonl, json, csv or tsv") }
-        if let delimiter, delimiter.utf8.count != 1 { throw ValidationError("--delimiter takes one single-byte character, e.g. ';' or '|'") }
+        if formatFlags.count + (format == nil ? 0 : 1) > 1 { throw ValidationError("choose one format: --format, --csv, --tsv, --jsonl (--nl) or --json") }
+        if let delimiter, Self.delimiterByte(delimiter) == nil {
+            throw ValidationError("--delimiter takes one single-byte character, e.g. ';' or '|', or tab (also \\t)")
+        }
         if MergePolicy(argument: merge) == nil { throw ValidationError("--merge \(merge): expected replace, coalesce, newer:COLUMN or ignore") }
         if WriteStrategyKind(rawValue: strategy) == nil { throw ValidationError("--strategy \(strategy): expected auto, typed, cached or multirow") }
         if inferRows < 1 { throw ValidationError("--infer-rows must be at least 1") }
@@ -134,8 +149,8 @@ struct Import: ParsableCommand {
     var options: ImportOptions {
         var options = ImportOptions(inputs: inputs, databasePath: database.resolved)
         options.table = table
-        options.reader.format = format.flatMap(InputFormat.init(rawValue:))
-        options.reader.delimiter = delimiter?.utf8.first
+        options.reader.format = format.flatMap(InputFormat.init(rawValue:)) ?? formatFlags.first
+        options.reader.delimiter = delimiter.flatMap(Self.delimiterByte)
         options.reader.hasHeader = !noHeader
         options.reader.nullText = nullText
         options.reader.flatten = flatten
@@ -167,6 +182,17 @@ struct Import: ParsableCommand {
         options.maxErrors = maxErrors
         options.wal = wal
         return options
+    }
+
+    /// The formats chosen by --csv, --tsv, --jsonl (--nl) and --json.
+    var formatFlags: [InputFormat] {
+        [(csv, InputFormat.csv), (tsv, .tsv), (jsonl, .jsonl), (json, .json)].filter(\.0).map(\.1)
+    }
+
+    /// `--delimiter`: one byte, or `tab` / `\t` (as users of the peers type it).
+    static func delimiterByte(_ text: String) -> UInt8? {
+        if text == "tab" || text == "\\t" || text == "\t" { return 0x09 }
+        return text.utf8.count == 1 ? text.utf8.first : nil
     }
 
     static func columnList(_ text: String) -> [String] {

@@ -198,9 +198,8 @@ import Testing
         scratch.file(name, text)
         let result = try scratch.run([name, "--table", "t"] + (flag.isEmpty ? [] : [flag]))
         #expect(result.status == 65, "\(result.stderr)")
-        // A JSON Lines line that starts with `[` is refused at that byte, before its depth.
-        let refusal = name == "t.jsonl" && text.hasPrefix("[") ? "each record must be a JSON object, found an array" : "JSON nested deeper than 512 levels"
-        #expect(result.stderr.contains(refusal), "\(result.stderr)")
+        // (A `.jsonl` whose content starts with `[` is read as the JSON array it is.)
+        #expect(result.stderr.contains("JSON nested deeper than 512 levels"), "\(result.stderr)")
         #expect(try scratch.count("t") == 0)
     }
 

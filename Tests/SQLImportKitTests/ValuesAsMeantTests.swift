@@ -120,3 +120,61 @@ import Testing
         #expect(plan.stdout.contains("strategy: \(realReport["strategy"] as! String)"), "\(plan.stdout)")
     }
 }
+
+/// Inputs in the shape people send them (issue 15): the delimiter sniffed, the content
+/// trusted over the name, the peers' spellings of the flags.
+@Suite struct InputShapeTests {
+    typealias Workspace = ValuesAsMeantTests.Workspace
+
+    /// nycflights13's airlines as a semicolon CSV, as a TSV named `.txt`, and as a TSV on
+    /// standard input: each used to become a one-column table, exit 0.
+    @Test func theDelimiterIsSniffedFromTheHeaderAndFirstRecords() throws {
+        let work = Workspace()
+        defer { work.cleanUp() }
+        let airlines = try String(contentsOf: TestSupport.fixtures.appendingPathComponent("real/airlines.csv"), encoding: .utf8)
+        // "Delta Air Lines Inc." has no comma, so the fields can simply be re-joined.
+        _ = TestSupport.write(airlines.replacingOccurrences(of: ",", with: ";"), to: work.directory.appendingPathComponent("semicolon.csv"))
+        _ = TestSupport.write(airlines.replacingOccurrences(of: ",", with: "\t"), to: work.directory.appendingPathComponent("tabs.txt"))
+        _ = TestSupport.write(airlines.replacingOccurrences(of: ",", with: "|"), to: work.directory.appendingPathComponent("pipes.csv"))
+        for name in ["semicolon.csv", "tabs.txt", "pipes.csv"] {
+            let run = try work.run([name, "--db", "a.db"])
+            #expect(run.status == 0, "\(name): \(run.stderr)")
+        }
+        let stdin = try TestSupport.run(["-", "--db", "a.db", "--table", "piped"], in: work.directory, stdin: Data(airlines.replacingOccurrences(of: ",", with: "\t").utf8))
+        #expect(stdin.status == 0, "\(stdin.stderr)")
+        for table in ["semicolon", "tabs", "pipes", "piped"] {
+            #expect(try work.value("a.db", "SELECT count(*) FROM pragma_table_info('\(table)')") == 2, "\(table)")
+            #expect(try work.value("a.db", "SELECT name FROM \(table) WHERE carrier = 'DL'") == "Delta Air Lines Inc.", "\(table)")
+        }
+        // --delimiter as the peers spell a tab, and --no-headers.
+        let spelled = try work.run(["tabs.txt", "--db", "a.db", "--table", "spelled", "--delimiter", "\\t", "--no-headers"])
+        #expect(spelled.status == 0, "\(spelled.stderr)")
+        #expect(try work.value("a.db", "SELECT count(*) FROM spelled") == 17)
+        #expect(try work.run(["tabs.txt", "--db", "a.db", "--table", "spelled2", "--delimiter", "tab"]).status == 0)
+    }
+
+    @Test func contentThatDisagreesWithTheNameIsReadAsWhatItIsWithAWarning() throws {
+        let work = Workspace()
+        defer { work.cleanUp() }
+        try FileManager.default.copyItem(
+            atPath: TestSupport.fixtures.appendingPathComponent("real/cars.jsonl").path, toPath: work.path("cars.csv"))
+        let run = try work.run(["cars.csv", "--db", "c.db"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("cars.csv is named as CSV but holds JSONL"), "\(run.stderr)")
+        #expect(try work.value("c.db", "SELECT count(*) FROM cars") == 406)
+        #expect(try work.value("c.db", "SELECT count(*) FROM pragma_table_info('cars') WHERE name = '{\"Name\"'") == 0)
+        // --jsonl (or --nl), --json, --csv and --tsv choose the format as --format does.
+        #expect(try work.run(["cars.csv", "--db", "c.db", "--table", "forced", "--jsonl"]).status == 0)
+        #expect(try work.run(["cars.csv", "--db", "c.db", "--table", "both", "--jsonl", "--csv"]).status == 64)
+    }
+
+    @Test func nullTextIsRefusedForJSONWhereItWouldBeIgnored() throws {
+        let work = Workspace()
+        defer { work.cleanUp() }
+        try FileManager.default.copyItem(
+            atPath: TestSupport.fixtures.appendingPathComponent("real/cars.jsonl").path, toPath: work.path("cars.jsonl"))
+        let run = try work.run(["cars.jsonl", "--db", "c.db", "--null", "NA"])
+        #expect(run.status == 64)
+        #expect(run.stderr.contains("--null applies to CSV and TSV fields"), "\(run.stderr)")
+    }
+}

@@ -98,6 +98,12 @@ final class ImportRun {
             case .opened(let index, let description):
                 inputNames.append(description.path)
                 summary.inputs.append(description)
+                if options.reader.format == nil, let named = InputFormat.fromExtension(description.path),
+                    named != description.format, !(named == .csv && description.format == .tsv || named == .tsv && description.format == .csv)
+                {
+                    summary.warnings.append(
+                        "\(description.path) is named as \(named.rawValue.uppercased()) but holds \(description.format.rawValue.uppercased()); it was read as \(description.format.rawValue.uppercased()) (pass --format to choose)")
+                }
                 try resumeInput(index, path: description.path)
             case .batch(let batch):
                 try account(batch)

@@ -8,10 +8,12 @@ public enum ReaderError: Error, CustomStringConvertible {
     case nestingTooDeep(SourcePosition, limit: Int)
     case raggedRow(SourcePosition, expected: Int, found: Int)
     case badHeader(input: String, reason: String)
+    /// An option that does not apply to this input (`--null` for JSON).
+    case badOption(input: String, reason: String)
 
     public var position: SourcePosition? {
         switch self {
-        case .input, .badHeader: return nil
+        case .input, .badHeader, .badOption: return nil
         case .malformedRecord(let position, _, _), .notAnObject(let position, _), .recordTooLarge(let position, _),
             .nestingTooDeep(let position, _), .raggedRow(let position, _, _):
             return position
@@ -35,6 +37,8 @@ public enum ReaderError: Error, CustomStringConvertible {
             return "\(position): row has \(found) fields but the header has \(expected); check the delimiter (--delimiter) and quoting on that line"
         case .badHeader(let input, let reason):
             return "\(input): bad header row: \(reason)"
+        case .badOption(let input, let reason):
+            return "\(input): \(reason)"
         }
     }
 }

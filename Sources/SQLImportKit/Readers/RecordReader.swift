@@ -12,25 +12,76 @@ enum RecordReaders {
     static func make(input: InputSource, options: ReaderOptions, namer: ColumnNamer, keepRaw: Bool) throws(ReaderError) -> (RecordReader, InputFormat) {
         let buffer = InputBuffer(input: input, maxRecordBytes: options.maxRecordBytes, chunkSize: options.bufferChunkBytes)
         try buffer.skipByteOrderMark()
-        let format: InputFormat
-        if let chosen = options.format ?? InputFormat.fromExtension(input.name) {
+        var format: InputFormat
+        if let chosen = options.format {
             format = chosen
         } else {
+            // The content decides where it is JSON: a `.csv` holding JSON Lines is read as
+            // JSON Lines (the run warns that the name and the content disagree).
+            let content: InputFormat
             do {
-                format = try detect(buffer)
+                content = try detect(buffer)
             } catch {
                 throw error.inRecord(startingOnLine: 1)
             }
+            switch (InputFormat.fromExtension(input.name), content) {
+            case (nil, _), (.csv, .jsonl), (.csv, .json), (.tsv, .jsonl), (.tsv, .json), (.jsonl, .json): format = content
+            case (let named?, _): format = named
+            }
+        }
+        if options.nullText != nil, format == .json || format == .jsonl {
+            throw ReaderError.badOption(
+                input: input.name, reason: "--null applies to CSV and TSV fields; in \(format.rawValue.uppercased()) a null is written null, and a string is kept as it is. Drop --null for this input")
         }
         switch format {
         case .jsonl: return (JSONLinesReader(buffer: buffer, options: options, namer: namer, keepRaw: keepRaw), format)
         case .json: return (JSONArrayReader(buffer: buffer, options: options, namer: namer, keepRaw: keepRaw), format)
         case .csv, .tsv:
-            let reader = DelimitedReader(
-                buffer: buffer, options: options, namer: namer, keepRaw: keepRaw,
-                delimiter: options.delimiter ?? (format == .tsv ? 0x09 : UInt8(ascii: ",")))
+            var delimiter = options.delimiter ?? (format == .tsv ? 0x09 : UInt8(ascii: ","))
+            if options.delimiter == nil && options.format == nil {
+                delimiter = try sniffDelimiter(buffer) ?? delimiter
+                format = delimiter == 0x09 ? .tsv : .csv
+            }
+            let reader = DelimitedReader(buffer: buffer, options: options, namer: namer, keepRaw: keepRaw, delimiter: delimiter)
             return (reader, format)
         }
+    }
+
+    static let delimiterCandidates: [UInt8] = [UInt8(ascii: ","), UInt8(ascii: ";"), 0x09, UInt8(ascii: "|")]
+
+    /// The field separator of delimited text, from its header and first records: among
+    /// `,` `;` tab `|`, the one that appears (outside quotes) in the header and the same
+    /// number of times in each following line of the first 64 KiB, the most often; nil
+    /// when none does.
+    static func sniffDelimiter(_ buffer: InputBuffer) throws(ReaderError) -> UInt8? {
+        var shift = 0
+        while buffer.end - buffer.start < 1 << 16, !buffer.atEOF { guard try buffer.refill(shift: &shift) else { break } }
+        let end = min(buffer.end, buffer.start + (1 << 16))
+        var lines: [[Int]] = []
+        var counts = [Int](repeating: 0, count: delimiterCandidates.count)
+        var inQuotes = false
+        var index = buffer.start
+        while index < end && lines.count < 21 {
+            let byte = buffer.storage[index]
+            if byte == UInt8(ascii: "\"") {
+                inQuotes.toggle()
+            } else if !inQuotes, byte == 0x0A {
+                lines.append(counts)
+                counts = [Int](repeating: 0, count: delimiterCandidates.count)
+            } else if !inQuotes, let slot = delimiterCandidates.firstIndex(of: byte) {
+                counts[slot] += 1
+            }
+            index += 1
+        }
+        // The last line of a short input counts too.
+        if index == buffer.end && buffer.atEOF && counts.contains(where: { $0 > 0 }) { lines.append(counts) }
+        guard let header = lines.first else { return nil }
+        var best: (slot: Int, count: Int)?
+        for slot in delimiterCandidates.indices where header[slot] > 0 {
+            guard lines.dropFirst().allSatisfy({ $0[slot] == header[slot] }) else { continue }
+            if best == nil || header[slot] > best!.count { best = (slot, header[slot]) }
+        }
+        return best.map { delimiterCandidates[$0.slot] }
     }
 
     /// The format of an input, as `make` would choose it.
