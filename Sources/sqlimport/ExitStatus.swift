@@ -28,6 +28,7 @@ enum ExitStatus {
         case let error as InputError:
             switch error {
             case .notFound, .unreadable: return noInput
+            case .unsupportedEncoding: return usage
             default: return badData
             }
         case let error as ReaderError:

@@ -37,6 +37,9 @@ struct Import: ParsableCommand {
     @Option(help: "CSV/TSV field delimiter: one character, or tab (also \\t). Default: sniffed from the header and first records among , ; tab |.")
     var delimiter: String?
 
+    @Option(help: ArgumentHelp("The inputs' character encoding: utf-8 (default), latin1, windows-1252 or utf-16 (utf-16le, utf-16be).", valueName: "name"))
+    var encoding: String?
+
     @Flag(name: [.customLong("no-header"), .customLong("no-headers")], help: "The CSV/TSV input has no header row; columns are named c1, c2, ...")
     var noHeader = false
 
@@ -133,6 +136,9 @@ struct Import: ParsableCommand {
         if inputs.isEmpty { throw ValidationError("no input given; pass a file, or - for standard input") }
         if let format, InputFormat(rawValue: format) == nil { throw ValidationError("--format \(format): expected jsonl, json, csv or tsv") }
         if formatFlags.count + (format == nil ? 0 : 1) > 1 { throw ValidationError("choose one format: --format, --csv, --tsv, --jsonl (--nl) or --json") }
+        if let encoding, TextEncoding(argument: encoding) == nil {
+            throw ValidationError(InputError.unsupportedEncoding(encoding).description)
+        }
         if let delimiter, Self.delimiterByte(delimiter) == nil {
             throw ValidationError("--delimiter takes one single-byte character, e.g. ';' or '|', or tab (also \\t)")
         }
@@ -151,6 +157,7 @@ struct Import: ParsableCommand {
         options.table = table
         options.reader.format = format.flatMap(InputFormat.init(rawValue:)) ?? formatFlags.first
         options.reader.delimiter = delimiter.flatMap(Self.delimiterByte)
+        options.reader.encoding = encoding.flatMap(TextEncoding.init(argument:)) ?? .utf8
         options.reader.hasHeader = !noHeader
         options.reader.nullText = nullText
         options.reader.flatten = flatten

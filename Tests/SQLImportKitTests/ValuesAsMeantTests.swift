@@ -178,3 +178,52 @@ import Testing
         #expect(run.stderr.contains("--null applies to CSV and TSV fields"), "\(run.stderr)")
     }
 }
+
+/// `--encoding`: Latin-1, Windows-1252 and UTF-16 files are transcoded while streaming.
+@Suite struct EncodingTests {
+    typealias Workspace = ValuesAsMeantTests.Workspace
+
+    static let text = "name,city,note\nJosé,Zürich,“quoted” – €5\nÆgir,Tromsø,😀 and 𝄞\n"
+
+    @Test(arguments: [
+        ("latin1", "latin1.csv"), ("windows-1252", "cp1252.csv"), ("utf-16", "utf16.csv"), ("utf-16le", "utf16le.csv"), ("utf-16be", "utf16be.csv"),
+    ])
+    func aFileInAnotherEncodingIsStoredAsTheSameText(_ encoding: String, _ name: String) throws {
+        let work = Workspace()
+        defer { work.cleanUp() }
+        // Each encoding holds what it can: Latin-1 has no curly quotes, € or emoji.
+        var text = Self.text
+        if encoding == "latin1" { text = "name,city,note\nJosé,Zürich,plain\nÆgir,Tromsø,ÿ\n" }
+        if encoding == "windows-1252" { text = "name,city,note\nJosé,Zürich,“quoted” – €5\nÆgir,Tromsø,Ÿ\n" }
+        let bytes: [UInt8]
+        switch encoding {
+        case "latin1": bytes = text.unicodeScalars.map { UInt8($0.value) }
+        case "windows-1252": bytes = Array(text.data(using: .windowsCP1252)!)
+        case "utf-16": bytes = [0xFF, 0xFE] + text.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
+        case "utf-16le": bytes = text.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
+        default: bytes = text.utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
+        }
+        _ = TestSupport.write(bytes: bytes, to: work.directory.appendingPathComponent(name))
+        let without = try work.run([name, "--db", "e.db", "--table", "plain"])
+        #expect(without.status == 65, "\(without.stderr)")
+        #expect(without.stderr.contains("--encoding"), "\(without.stderr)")
+        let run = try work.run([name, "--db", "e.db", "--table", "t", "--encoding", encoding])
+        #expect(run.status == 0, "\(run.stderr)")
+        let stored = try DatabaseQueue(path: work.path("e.db")).read { db in
+            try Row.fetchAll(db, sql: "SELECT name, city, note FROM t ORDER BY rowid").map { "\($0[0] as String),\($0[1] as String),\($0[2] as String)" }
+        }
+        #expect(stored == text.split(separator: "\n").dropFirst().map(String.init))
+    }
+
+    @Test func aLoneSurrogateIsAnErrorAndOtherEncodingsNameIconv() throws {
+        let work = Workspace()
+        defer { work.cleanUp() }
+        _ = TestSupport.write(bytes: Array("a\n".utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }) + [0x00, 0xD8, 0x41, 0x00, 0x0A, 0x00], to: work.directory.appendingPathComponent("bad.csv"))
+        let bad = try work.run(["bad.csv", "--db", "e.db", "--encoding", "utf-16le"])
+        #expect(bad.status == 65)
+        #expect(bad.stderr.contains("not valid utf-16le at byte 4 (a high surrogate without its low half)"), "\(bad.stderr)")
+        let other = try work.run(["bad.csv", "--db", "e.db", "--encoding", "shift_jis"])
+        #expect(other.status == 64)
+        #expect(other.stderr.contains("iconv -f SHIFT_JIS -t UTF-8"), "\(other.stderr)")
+    }
+}

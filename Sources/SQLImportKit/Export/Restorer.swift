@@ -63,7 +63,7 @@ public final class Restorer {
                 switch error {
                 case .corruptCompressedStream, .truncatedCompressedStream, .decompressionBombGuard, .zstdWindowTooLarge:
                     throw SnapshotError.damaged(snapshot: options.snapshotPath, reason: Self.reason(error))
-                case .notFound, .unreadable:
+                case .notFound, .unreadable, .undecodable, .unsupportedEncoding:
                     throw error
                 }
             }

@@ -26,7 +26,7 @@ public enum Compression: String, Sendable, Codable {
 public final class InputSource {
     public let name: String
     public let compression: Compression
-    public let source: ByteSource
+    public private(set) var source: ByteSource
     /// The on-disk size, when the input is a regular file.
     public let fileSize: Int64?
 
@@ -57,6 +57,12 @@ public final class InputSource {
         case .gzip: source = try GzipDecompressingSource(base: raw, name: name)
         }
         self.fileSize = fileSize
+    }
+
+    /// Transcodes the (decompressed) stream from `encoding` to UTF-8.
+    func decode(_ encoding: TextEncoding) {
+        guard encoding != .utf8 else { return }
+        source = TranscodingSource(base: source, name: name, encoding: encoding)
     }
 
     static func regularFileSize(_ path: String) -> Int64? {

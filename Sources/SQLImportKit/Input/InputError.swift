@@ -7,6 +7,10 @@ public enum InputError: Error, Equatable, CustomStringConvertible {
     case decompressionBombGuard(input: String, limit: Int64)
     /// A zstd frame whose window is over libzstd's default limit (128 MiB).
     case zstdWindowTooLarge(input: String)
+    /// `--encoding`: bytes that are not text in that encoding.
+    case undecodable(input: String, encoding: String, byteOffset: Int64, reason: String)
+    /// `--encoding` names an encoding sqlimport does not transcode.
+    case unsupportedEncoding(String)
 
     public var description: String {
         switch self {
@@ -20,6 +24,10 @@ public enum InputError: Error, Equatable, CustomStringConvertible {
             return "\(input): the \(compression.rawValue) stream ends early at compressed byte \(offset) (the file is truncated); nothing from this input was committed. Copy the file again"
         case .zstdWindowTooLarge(let input):
             return "\(input): the zstd frame needs a window larger than 128 MiB (it was written with --long=28 or more), and sqlimport keeps the decompressor's memory below that; nothing from this input was committed. Decompress it first (zstd -d --long=31) and import the result"
+        case .undecodable(let input, let encoding, let offset, let reason):
+            return "\(input): not valid \(encoding) at byte \(offset) (\(reason)); nothing from this input was committed. Check --encoding"
+        case .unsupportedEncoding(let name):
+            return "--encoding \(name): sqlimport transcodes latin1, windows-1252 and utf-16 (utf-16le, utf-16be); convert other encodings first, e.g. iconv -f \(name.uppercased()) -t UTF-8 FILE > FILE.utf8"
         case .decompressionBombGuard(let input, let limit):
             return "\(input): expands beyond \(limit) bytes without a record boundary; refusing it"
         }

@@ -110,6 +110,7 @@ final class BatchReader: BatchSource, @unchecked Sendable {
         for (index, path) in paths.enumerated() {
             do {
                 let input = try InputSource(path: path)
+                input.decode(options.encoding)
                 let (reader, format) = try RecordReaders.make(input: input, options: options, namer: namer, keepRaw: keepRaw)
                 guard full.push(.opened(index: index, InputDescription(path: path, format: format, compression: input.compression, bytes: input.fileSize))) else { return }
                 var more = true

@@ -108,7 +108,7 @@ final class DelimitedReader: RecordReader {
             if !headerRead {
                 headerRead = true
                 if invalidUTF8 != nil, options.hasHeader {
-                    throw .badHeader(input: buffer.input.name, reason: "line \(recordLine) is not valid UTF-8")
+                    throw .badHeader(input: buffer.input.name, reason: "line \(recordLine) is not valid UTF-8; if the file is in another encoding, pass --encoding latin1, windows-1252 or utf-16")
                 }
                 // With a header, its names; without one, c1…cN, and the record is data.
                 try readHeader(line: recordLine, batch: batch)
@@ -125,7 +125,8 @@ final class DelimitedReader: RecordReader {
                 let errorLine = recordLine + countNewlines(buffer.storage, from: recordStart, to: invalid.at)
                 failure = .malformedRecord(
                     SourcePosition(input: buffer.input.name, line: errorLine, byteOffset: buffer.absoluteOffset(invalid.at)),
-                    field: fieldName(invalid.field), reason: "invalid UTF-8 \(JSONScanner.describe(buffer.storage[invalid.at]))")
+                    field: fieldName(invalid.field),
+                    reason: "invalid UTF-8 \(JSONScanner.describe(buffer.storage[invalid.at])); if the file is in another encoding, pass --encoding latin1, windows-1252 or utf-16")
             } else if fields.count != fieldColumns.count {
                 failure = .raggedRow(position, expected: fieldColumns.count, found: fields.count)
             }

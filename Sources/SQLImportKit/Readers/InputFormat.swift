@@ -38,6 +38,8 @@ public struct ReaderOptions: Sendable {
     public var format: InputFormat?
     /// CSV/TSV field separator (`--delimiter`); nil means `,` for CSV and tab for TSV.
     public var delimiter: UInt8?
+    /// `--encoding`: the inputs' character encoding, transcoded to UTF-8 while streaming.
+    public var encoding = TextEncoding.utf8
     /// `--no-header` names the columns c1…cN.
     public var hasHeader = true
     /// `--null TEXT`: an unquoted field equal to it is NULL.
