@@ -67,8 +67,8 @@ struct Import: ParsableCommand {
     @Flag(help: "Drop fields the table has no column for.")
     var ignoreUnknown = false
 
-    @Option(help: "Records sampled to infer the types of a new table.")
-    var inferRows = 1000
+    @Option(help: ArgumentHelp("Records sampled to infer the types of a new table, or all (reads a file twice).", valueName: "n|all"))
+    var inferRows = "1000"
 
     @Option(help: ArgumentHelp("Primary key of a table created by this run, comma-separated.", valueName: "columns"))
     var pk: String?
@@ -144,7 +144,7 @@ struct Import: ParsableCommand {
         }
         if MergePolicy(argument: merge) == nil { throw ValidationError("--merge \(merge): expected replace, coalesce, newer:COLUMN or ignore") }
         if WriteStrategyKind(rawValue: strategy) == nil { throw ValidationError("--strategy \(strategy): expected auto, typed, cached or multirow") }
-        if inferRows < 1 { throw ValidationError("--infer-rows must be at least 1") }
+        if inferRows != "all", (Int(inferRows) ?? 0) < 1 { throw ValidationError("--infer-rows takes a number of records (at least 1) or all") }
         if let rowsPerStatement, rowsPerStatement < 1 { throw ValidationError("--rows-per-statement must be at least 1") }
         for type in types where !type.contains("=") { throw ValidationError("--type \(type): expected COLUMN=TYPE, e.g. --type zip=TEXT") }
         if ImportOptions.ErrorPolicy(rawValue: onError) == nil { throw ValidationError("--on-error \(onError): expected abort or skip") }
@@ -168,7 +168,7 @@ struct Import: ParsableCommand {
         options.createIndex = createIndex
         options.alter = alter
         options.ignoreUnknown = ignoreUnknown
-        options.inferRows = inferRows
+        options.inferRows = inferRows == "all" ? ImportOptions.inferFromAllRecords : Int(inferRows)!
         options.primaryKey = pk.map(Self.columnList) ?? []
         for type in types {
             let parts = type.split(separator: "=", maxSplits: 1)

@@ -61,9 +61,18 @@ import Testing
         #expect(run.stderr.contains("times.csv:252") && run.stderr.contains(#""dep_time" = 0959"#), "\(run.stderr)")
         #expect(run.stderr.contains("first 100 records") && run.stderr.contains("--type dep_time=TEXT") && run.stderr.contains("--infer-rows"), "\(run.stderr)")
         #expect(try work.value("t.db", "SELECT count(*) FROM sqlite_schema WHERE name = 'times'") == 0)
-        // Either fix works, and keeps the zero.
+        // Either fix works, and keeps the zero: --type, or --infer-rows all, which reads the
+        // file once more to type each column from all its records.
         #expect(try work.run(["times.csv", "--db", "t.db", "--type", "dep_time=TEXT"]).status == 0)
         #expect(try work.value("t.db", "SELECT count(*) FROM times WHERE dep_time = '0959'") == 1)
+        let all = try work.run(["times.csv", "--db", "all.db", "--infer-rows", "all"])
+        #expect(all.status == 0, "\(all.stderr)")
+        #expect(try work.value("all.db", "SELECT type FROM pragma_table_info('times') WHERE name = 'dep_time'") == "TEXT")
+        #expect(try work.value("all.db", "SELECT count(*) FROM times WHERE dep_time = '0959'") == 1)
+        // Standard input cannot be read twice.
+        let piped = try TestSupport.run(["-", "--db", "all.db", "--table", "piped", "--infer-rows", "all"], in: work.directory, stdin: Data(text.utf8))
+        #expect(piped.status == 64)
+        #expect(piped.stderr.contains("standard input cannot be read twice"), "\(piped.stderr)")
     }
 
     @Test func aLeadingZeroIntoAnExistingNumberColumnIsRefusedNotConverted() throws {

@@ -19,6 +19,9 @@ public struct ImportOptions: Sendable {
     public var ignoreUnknown = false
     /// `--infer-rows`: records sampled to infer a new table's column types.
     public var inferRows = 1000
+    /// `--infer-rows all`: read every input once to type the new table's columns from
+    /// all its records, then load it (regular files only).
+    public static let inferFromAllRecords = Int.max
     /// `--pk`: primary key of a table created by the run.
     public var primaryKey: [String] = []
     /// `--type col=TYPE`: declared types that override inference.

@@ -45,6 +45,45 @@ public final class Importer {
         }
     }
 
+    /// The type of every column from every record of every input (`--infer-rows all`),
+    /// by the rule of `TypeTracker`. The inputs are regular files, read once here.
+    private func inferTypesFromAllRecords() throws -> [String: String] {
+        if options.inputs.contains("-") {
+            throw ImportError.conflictingOptions(
+                "--infer-rows all reads the input twice, and standard input cannot be read twice; save it to a file first, or give a number of records")
+        }
+        var readerOptions = options.reader
+        readerOptions.skipBadRecords = options.onError == .skip
+        let reader = BatchReader(
+            paths: options.inputs, options: readerOptions, rowsPerBatch: options.rowsPerBatch, spareBatches: 1, keepRaw: false,
+            cancellation: options.cancellation, commitEvery: nil)
+        reader.start()
+        defer { reader.stop() }
+        var names: [String] = []
+        var trackers: [TypeTracker] = []
+        loop: while let item = reader.next() {
+            switch item {
+            case .opened: continue
+            case .batch(let batch):
+                names += batch.newColumns
+                trackers += repeatElement(TypeTracker(), count: batch.newColumns.count)
+                batch.bytes.withUnsafeBufferPointer { bytes in
+                    for row in 0 ..< batch.rowCount {
+                        for column in 0 ..< min(batch.rowEnd(row) - batch.rowStarts[row], trackers.count) {
+                            trackers[column].observe(batch.cell(row: row, column: column), bytes: bytes)
+                        }
+                    }
+                }
+                reader.recycle(batch)
+            case .failed(let error):
+                throw error
+            case .finished:
+                break loop
+            }
+        }
+        return Dictionary(zip(names, trackers.map(\.declaredType)), uniquingKeysWith: { first, _ in first })
+    }
+
     /// `--parse-only`: every input read and parsed on the reading thread, the records
     /// counted here, no database opened.
     private func parseAll(progress: ((ImportProgress) -> Void)?) throws -> ImportSummary {
@@ -116,7 +155,16 @@ public final class Importer {
 
     private func importAll(in db: Database, progress: ((ImportProgress) -> Void)?) throws -> ImportSummary {
         try validate(nested: db.isInsideTransaction)
+        var options = self.options
         let table = try TableSchema.resolveName(db, requested: options.resolvedTable())
+        if options.inferRows == ImportOptions.inferFromAllRecords, try TableSchema.read(db, table: table) == nil {
+            // --infer-rows all: a first pass types every column from every record; the
+            // second pass creates the table with those types and loads it.
+            for (column, type) in try inferTypesFromAllRecords() where !options.typeOverrides.keys.contains(where: { $0.lowercased() == column.lowercased() }) {
+                options.typeOverrides[column] = type
+            }
+            options.inferRows = 1000
+        }
         if options.wal && !options.dryRun {
             try db.execute(sql: "PRAGMA journal_mode = WAL")
         }
