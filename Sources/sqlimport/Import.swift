@@ -37,6 +37,9 @@ struct Import: ParsableCommand {
     @Option(help: "CSV/TSV field delimiter: one character, or tab (also \\t). Default: sniffed from the header and first records among , ; tab |.")
     var delimiter: String?
 
+    @Option(help: ArgumentHelp("JSON: the records are the array at this path of keys, e.g. data.items for {\"data\":{\"items\":[...]}}.", valueName: "keys"))
+    var path: String?
+
     @Option(help: ArgumentHelp("The inputs' character encoding: utf-8 (default), latin1, windows-1252 or utf-16 (utf-16le, utf-16be).", valueName: "name"))
     var encoding: String?
 
@@ -136,6 +139,10 @@ struct Import: ParsableCommand {
         if inputs.isEmpty { throw ValidationError("no input given; pass a file, or - for standard input") }
         if let format, InputFormat(rawValue: format) == nil { throw ValidationError("--format \(format): expected jsonl, json, csv or tsv") }
         if formatFlags.count + (format == nil ? 0 : 1) > 1 { throw ValidationError("choose one format: --format, --csv, --tsv, --jsonl (--nl) or --json") }
+        if let path, path.isEmpty || path.split(separator: ".", omittingEmptySubsequences: false).contains(where: \.isEmpty) {
+            throw ValidationError("--path takes keys separated by dots, e.g. --path data.items")
+        }
+        if path != nil, let format, format != "json" { throw ValidationError("--path reads a JSON document; drop --format \(format)") }
         if let encoding, TextEncoding(argument: encoding) == nil {
             throw ValidationError(InputError.unsupportedEncoding(encoding).description)
         }
@@ -158,6 +165,10 @@ struct Import: ParsableCommand {
         options.reader.format = format.flatMap(InputFormat.init(rawValue:)) ?? formatFlags.first
         options.reader.delimiter = delimiter.flatMap(Self.delimiterByte)
         options.reader.encoding = encoding.flatMap(TextEncoding.init(argument:)) ?? .utf8
+        if let path {
+            options.reader.path = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+            options.reader.format = options.reader.format ?? .json
+        }
         options.reader.hasHeader = !noHeader
         options.reader.nullText = nullText
         options.reader.flatten = flatten

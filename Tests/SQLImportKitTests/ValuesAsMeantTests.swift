@@ -236,3 +236,31 @@ import Testing
         #expect(other.stderr.contains("iconv -f SHIFT_JIS -t UTF-8"), "\(other.stderr)")
     }
 }
+
+/// `--path data.items`: an API response's records, streamed out of the document.
+@Suite struct JSONPathTests {
+    typealias Workspace = ValuesAsMeantTests.Workspace
+
+    @Test func theArrayAtAPathIsStreamedAsTheRecords() throws {
+        let work = Workspace()
+        defer { work.cleanUp() }
+        let cars = try String(contentsOf: TestSupport.fixtures.appendingPathComponent("real/cars.json"), encoding: .utf8)
+        // vega-datasets' cars, wrapped as an API would send it, with members before and after.
+        let response = #"{"meta": {"source": "vega", "tags": ["a", {"b": [1, 2]}], "note": "x\"y"},"# + "\n"
+            + #" "data": {"count": 406, "items": "# + cars + #", "next": null}, "ok": true}"#
+        _ = TestSupport.write(response, to: work.directory.appendingPathComponent("response.json"))
+        try FileManager.default.copyItem(atPath: TestSupport.fixtures.appendingPathComponent("real/cars.json").path, toPath: work.path("cars.json"))
+        let nested = try work.run(["response.json", "--db", "nested.db", "--table", "cars", "--path", "data.items"])
+        #expect(nested.status == 0, "\(nested.stderr)")
+        #expect(try work.run(["cars.json", "--db", "plain.db"]).status == 0)
+        #expect(try TestSupport.dump(work.path("nested.db")) == TestSupport.dump(work.path("plain.db")))
+        #expect(try work.value("nested.db", "SELECT count(*) FROM cars") == 406)
+        // Without --path the response is one record, which is what the peers do silently.
+        let missing = try work.run(["response.json", "--db", "x.db", "--table", "cars", "--path", "data.rows"])
+        #expect(missing.status == 65)
+        #expect(missing.stderr.contains(#"--path data.rows: the object has no key "rows""#), "\(missing.stderr)")
+        let notArray = try work.run(["response.json", "--db", "x.db", "--table", "cars", "--path", "data.count"])
+        #expect(notArray.status == 65)
+        #expect(notArray.stderr.contains("--path data.count: expected an array there"), "\(notArray.stderr)")
+    }
+}

@@ -38,6 +38,9 @@ public struct ReaderOptions: Sendable {
     public var format: InputFormat?
     /// CSV/TSV field separator (`--delimiter`); nil means `,` for CSV and tab for TSV.
     public var delimiter: UInt8?
+    /// `--path data.items`: a JSON document's records are the array at this path of keys
+    /// (`{"data":{"items":[...]}}`), streamed element by element.
+    public var path: [String]?
     /// `--encoding`: the inputs' character encoding, transcoded to UTF-8 while streaming.
     public var encoding = TextEncoding.utf8
     /// `--no-header` names the columns c1…cN.

@@ -60,6 +60,11 @@ final class JSONArrayReader: RecordReader {
                     batch.inputBytesConsumed = bytesConsumed
                     return false
                 }
+                if let path = options.path {
+                    try descend(path)
+                    state = .firstElement
+                    continue
+                }
                 if byte == UInt8(ascii: "[") {
                     buffer.start += 1
                     state = .firstElement
@@ -91,7 +96,8 @@ final class JSONArrayReader: RecordReader {
                     throw .malformedRecord(position, field: nil, reason: "expected ',' or ']' between array elements, found \(JSONScanner.describe(byte))")
                 }
             case .afterDocument:
-                guard let byte else {
+                // With --path, the rest of the enclosing document is not read.
+                guard let byte, options.path == nil else {
                     batch.inputBytesConsumed = bytesConsumed
                     return false
                 }
@@ -100,6 +106,81 @@ final class JSONArrayReader: RecordReader {
         }
         batch.inputBytesConsumed = bytesConsumed
         return true
+    }
+
+    /// Moves `buffer.start` past the `[` of the array at `path` (`--path data.items`):
+    /// through each object to its member of that name, other members' values skipped
+    /// (each one read whole, within --max-record-bytes), so that the array's elements
+    /// then stream as a top-level array's do.
+    private func descend(_ path: [String]) throws(ReaderError) {
+        let wanted = path.joined(separator: ".")
+        for (depth, component) in path.enumerated() {
+            guard let open = try nextSignificantByte(), open == UInt8(ascii: "{") else {
+                throw .malformedRecord(
+                    position, field: nil,
+                    reason: "--path \(wanted): expected an object at \(path[..<depth].joined(separator: ".").isEmpty ? "the top of the document" : path[..<depth].joined(separator: "."))")
+            }
+            buffer.start += 1
+            var first = true
+            while true {
+                guard let byte = try nextSignificantByte() else {
+                    throw .malformedRecord(position, field: nil, reason: "--path \(wanted): the document ends before its key \(SQLIdentifier.quote(component))")
+                }
+                if byte == UInt8(ascii: "}") {
+                    throw .malformedRecord(position, field: nil, reason: "--path \(wanted): the object has no key \(SQLIdentifier.quote(component))")
+                }
+                if !first {
+                    guard byte == UInt8(ascii: ",") else {
+                        throw .malformedRecord(position, field: nil, reason: "--path \(wanted): expected ',' between members, found \(JSONScanner.describe(byte))")
+                    }
+                    buffer.start += 1
+                    _ = try nextSignificantByte()
+                }
+                first = false
+                if try member(named: component) { break }
+            }
+        }
+        guard try nextSignificantByte() == UInt8(ascii: "[") else {
+            throw .malformedRecord(position, field: nil, reason: "--path \(wanted): expected an array there")
+        }
+        buffer.start += 1
+    }
+
+    /// Reads the member at `buffer.start`: true, past its `:`, when its key is `name`;
+    /// false, past its value, otherwise.
+    private func member(named name: String) throws(ReaderError) -> Bool {
+        var shift = 0
+        let key = ByteStore(capacity: 64)
+        while true {
+            var scanner = JSONScanner(buffer.recordWindow, start: buffer.start, endIsFinal: buffer.recordWindowIsFinal, maxDepth: options.maxDepth, keys: keys)
+            key.removeAll()
+            do throws(JSONScanner.Failure) {
+                guard try scanner.peek() == UInt8(ascii: "\"") else {
+                    throw JSONScanner.Failure.syntax("expected a key, found \(JSONScanner.describe(try scanner.peek()))", at: scanner.index)
+                }
+                try scanner.scanString(decodingInto: key)
+                scanner.skipWhitespace()
+                try scanner.expect(UInt8(ascii: ":"), "':' after the key")
+                let matches = key.string(0 ..< key.count) == name
+                if !matches {
+                    scanner.skipWhitespace()
+                    try scanner.copyValue(into: ByteStore(capacity: 64), depth: 1)
+                }
+                line += countNewlines(buffer.storage, from: buffer.start, to: scanner.index)
+                buffer.start = scanner.index
+                return matches
+            } catch .needMoreData {
+                if try buffer.refill(shift: &shift) { continue }
+                continue  // now at EOF: the next pass reports the truncation
+            } catch {
+                let start = buffer.start
+                let base = buffer.storage
+                let recordLine = line
+                throw error.readerError(
+                    input: buffer.input.name, recordLine: recordLine, lineOf: { recordLine + countNewlines(base, from: start, to: $0) },
+                    offsetOf: { [buffer] in buffer.absoluteOffset($0) }, field: nil)
+            }
+        }
     }
 
     /// Parses the element at `buffer.start`, reading more input until it is whole.

@@ -50,7 +50,7 @@ struct JSONScanner {
         endIsFinal ? .syntax("unexpected end of input", at: index) : .needMoreData
     }
 
-    @inline(__always) private func peek() throws(Failure) -> UInt8 {
+    @inline(__always) func peek() throws(Failure) -> UInt8 {
         guard index < end else { throw endFailure() }
         return base[index]
     }
@@ -63,7 +63,7 @@ struct JSONScanner {
         }
     }
 
-    @inline(__always) private mutating func expect(_ byte: UInt8, _ what: String) throws(Failure) {
+    @inline(__always) mutating func expect(_ byte: UInt8, _ what: String) throws(Failure) {
         let found = try peek()
         guard found == byte else { throw .syntax("expected \(what), found \(Self.describe(found))", at: index) }
         index += 1
