@@ -127,6 +127,11 @@ import Testing
         #expect((dryReport["counts"] as! [String: Int]) == (realReport["counts"] as! [String: Int]))
         #expect((realReport["counts"] as! [String: Int])["inserted"] == 1458)
         #expect(plan.stdout.contains("strategy: \(realReport["strategy"] as! String)"), "\(plan.stdout)")
+        // --parse-only reads and counts, and opens no database.
+        let parse = try work.run(["weather.csv", "--db", "none.db", "--parse-only"])
+        #expect(parse.status == 0, "\(parse.stderr)")
+        #expect(parse.stderr.contains("weather: 1,458 read · 0 rejected · parse only, no database opened"), "\(parse.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: work.path("none.db")))
     }
 }
 

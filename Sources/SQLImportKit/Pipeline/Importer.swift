@@ -52,33 +52,17 @@ public final class Importer {
             throw ImportError.conflictingOptions(
                 "--infer-rows all reads the input twice, and standard input cannot be read twice; save it to a file first, or give a number of records")
         }
-        var readerOptions = options.reader
-        readerOptions.skipBadRecords = options.onError == .skip
-        let reader = BatchReader(
-            paths: options.inputs, options: readerOptions, rowsPerBatch: options.rowsPerBatch, spareBatches: 1, keepRaw: false,
-            cancellation: options.cancellation, commitEvery: nil)
-        reader.start()
-        defer { reader.stop() }
         var names: [String] = []
         var trackers: [TypeTracker] = []
-        loop: while let item = reader.next() {
-            switch item {
-            case .opened: continue
-            case .batch(let batch):
-                names += batch.newColumns
-                trackers += repeatElement(TypeTracker(), count: batch.newColumns.count)
-                batch.bytes.withUnsafeBufferPointer { bytes in
-                    for row in 0 ..< batch.rowCount {
-                        for column in 0 ..< min(batch.rowEnd(row) - batch.rowStarts[row], trackers.count) {
-                            trackers[column].observe(batch.cell(row: row, column: column), bytes: bytes)
-                        }
+        try readAll { batch in
+            names += batch.newColumns
+            trackers += repeatElement(TypeTracker(), count: batch.newColumns.count)
+            batch.bytes.withUnsafeBufferPointer { bytes in
+                for row in 0 ..< batch.rowCount {
+                    for column in 0 ..< min(batch.rowEnd(row) - batch.rowStarts[row], trackers.count) {
+                        trackers[column].observe(batch.cell(row: row, column: column), bytes: bytes)
                     }
                 }
-                reader.recycle(batch)
-            case .failed(let error):
-                throw error
-            case .finished:
-                break loop
             }
         }
         return Dictionary(zip(names, trackers.map(\.declaredType)), uniquingKeysWith: { first, _ in first })
@@ -88,6 +72,23 @@ public final class Importer {
     /// counted here, no database opened.
     private func parseAll(progress: ((ImportProgress) -> Void)?) throws -> ImportSummary {
         try validate(nested: false)
+        var summary = ImportSummary(
+            database: options.databasePath, table: (try? options.resolvedTable()) ?? "-", merge: options.merge.description,
+            strategy: "none", strategyReason: "--parse-only writes nothing")
+        summary.parseOnly = true
+        try readAll(opened: { summary.inputs.append($0) }) { batch in
+            summary.counts.read += batch.rowCount + batch.rejects.count
+            summary.counts.rejected += batch.rejects.count
+            summary.inputs[batch.inputIndex].bytesRead = batch.inputBytesConsumed
+            progress?(ImportProgress(rowsRead: summary.counts.read, bytesRead: summary.bytesRead, totalBytes: nil))
+        }
+        summary.finishedAt = Date()
+        return summary
+    }
+
+    /// Reads every input through the readers and hands each batch to `body` (a pass that
+    /// writes nothing: `--parse-only`, `--infer-rows all`).
+    private func readAll(opened: (InputDescription) -> Void = { _ in }, _ body: (RecordBatch) throws -> Void) throws {
         var readerOptions = options.reader
         readerOptions.skipBadRecords = options.onError == .skip
         let reader = BatchReader(
@@ -95,29 +96,17 @@ public final class Importer {
             cancellation: options.cancellation, commitEvery: nil)
         reader.start()
         defer { reader.stop() }
-        var summary = ImportSummary(
-            database: options.databasePath, table: (try? options.resolvedTable()) ?? "-", merge: options.merge.description,
-            strategy: "none", strategyReason: "--parse-only writes nothing")
-        summary.parseOnly = true
-        loop: while let item = reader.next() {
+        while let item = reader.next() {
             if let signal = options.cancellation?.signal { throw ImportError.interrupted(signal: signal) }
             switch item {
-            case .opened(_, let description):
-                summary.inputs.append(description)
+            case .opened(_, let description): opened(description)
             case .batch(let batch):
-                summary.counts.read += batch.rowCount + batch.rejects.count
-                summary.counts.rejected += batch.rejects.count
-                summary.inputs[batch.inputIndex].bytesRead = batch.inputBytesConsumed
-                progress?(ImportProgress(rowsRead: summary.counts.read, bytesRead: summary.bytesRead, totalBytes: nil))
+                try body(batch)
                 reader.recycle(batch)
-            case .failed(let error):
-                throw error
-            case .finished:
-                break loop
+            case .failed(let error): throw error
+            case .finished: return
             }
         }
-        summary.finishedAt = Date()
-        return summary
     }
 
     private func openAndRun(progress: ((ImportProgress) -> Void)?) throws -> ImportSummary {
