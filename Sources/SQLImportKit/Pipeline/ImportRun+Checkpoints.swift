@@ -29,7 +29,8 @@ extension ImportRun {
         }
         guard entry.fingerprint == fingerprints[index] else {
             // Upserts make starting over safe: the input is applied from its first record.
-            if options.strictResume { throw ImportError.inputChangedSinceInterruptedRun(path: path) }
+            // Without --upsert, records applied again would be inserted again.
+            if options.strictResume || options.upsert == nil { throw ImportError.inputChangedSinceInterruptedRun(path: path) }
             summary.restartedInputs.append(path)
             summary.warnings.append(
                 "--resume: \(path) has changed since the interrupted run (its size, time, inode or checksum differ), so it was imported from its first record; pass --strict-resume to stop instead")
@@ -60,7 +61,16 @@ extension ImportRun {
         }
         if batch.endsCommitInterval && rowsSinceCommit > 0 {
             syncCounts()
+            // Between the commit and the next BEGIN another connection may insert rows;
+            // they are not this run's (`TouchedRows`).
+            let rowid = session?.rowidName
+            let maxAtCommit = try rowid.map { try Int64.fetchOne(db, sql: "SELECT max(\($0)) FROM \(SQLIdentifier.quote(table))") ?? 0 }
             try transaction.checkpoint()
+            if let rowid, let maxAtCommit, let touched = session?.counters.touched,
+                let maxNow = try Int64.fetchOne(db, sql: "SELECT max(\(rowid)) FROM \(SQLIdentifier.quote(table))"), maxNow > maxAtCommit
+            {
+                touched.insertedByOthers((maxAtCommit + 1) ... maxNow)
+            }
             countsAtLastCommit = summary.counts
             rowsSinceCommit = 0
         }

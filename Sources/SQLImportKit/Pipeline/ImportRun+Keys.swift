@@ -23,6 +23,8 @@ extension ImportRun {
         let count = batch.rowCount - firstRow
         plan.decisions.removeAll(keepingCapacity: true)
         plan.decisions.append(contentsOf: repeatElement(.write, count: count))
+        plan.next.removeAll(keepingCapacity: true)
+        plan.next.append(contentsOf: repeatElement(-1, count: count))
         guard let target else { return }
         plan.fingerprints.removeAll(keepingCapacity: true)
         for index in 0 ..< count {
@@ -52,20 +54,26 @@ extension ImportRun {
                 if firstNullKey == nil { firstNullKey = position }
             }
         }
-        // The next record of the batch with the same key, found backwards. A second,
-        // independent fingerprint confirms the match, so that only equal keys (never a
-        // 64-bit collision) make a record superseded.
+        // The next record of the batch with the same key, found backwards. It supersedes
+        // this one only where writing both in order would leave the same row: the later
+        // one has the same columns and the same values in every key column (a second,
+        // independent fingerprint over them confirms it, never a 64-bit collision), the
+        // policy is replace, a failure stops the run (so the later one cannot be set
+        // aside instead), and no trigger watches the writes.
         plan.keys.reset(capacityFor: count)
-        plan.next.removeAll(keepingCapacity: true)
-        plan.next.append(contentsOf: repeatElement(-1, count: count))
+        // Records with the same key are never written by one multi-row statement either
+        // (`plan.next`, see `ImportRun.write`): SQLite checks foreign keys at the end of a
+        // statement, so a later record could excuse an earlier one's violation.
+        let supersedes = options.merge == .replace && options.onError == .abort && !(session?.hasTriggers ?? true)
         for index in stride(from: count - 1, through: 0, by: -1) {
             let fingerprint = plan.fingerprints[index]
-            guard fingerprint != 0 else { continue }
-            if let next = plan.keys.exchange(fingerprint, index: index),
-                keyFingerprint(row: firstRow + index, of: batch, shape: plan.shapes[index], inside: plan.inside[index], seed: 2)
-                    == keyFingerprint(row: firstRow + next, of: batch, shape: plan.shapes[next], inside: plan.inside[next], seed: 2)
+            guard fingerprint != 0, let next = plan.keys.exchange(fingerprint, index: index) else { continue }
+            plan.next[index] = next
+            if supersedes, plan.shapes[index] === plan.shapes[next],
+                identityFingerprint(row: firstRow + index, of: batch, shape: plan.shapes[index])
+                    == identityFingerprint(row: firstRow + next, of: batch, shape: plan.shapes[next])
             {
-                plan.next[index] = next
+                plan.decisions[index] = .pass
             }
         }
         let countsInSQLite = session?.tracksRowids ?? false
@@ -74,8 +82,7 @@ extension ImportRun {
             guard fingerprint != 0 else { continue }
             let row = firstRow + index
             let next = plan.next[index]
-            if next >= 0 {
-                plan.decisions[index] = .pass
+            if plan.decisions[index] == .pass {
                 try noteDuplicate(
                     earlier: "\(batch.position(row: row, inputName: inputName))",
                     later: batch.position(row: firstRow + next, inputName: inputName), row: row, of: batch, shape: plan.shapes[index],
@@ -105,6 +112,11 @@ extension ImportRun {
         return KeyLedger.fingerprint(row: row, of: batch, shape: shape, columns: columns.primaryKey, domain: seed + 1)
     }
 
+    /// A fingerprint of all of `row`'s key values, target's and primary key's.
+    private func identityFingerprint(row: Int, of batch: RecordBatch, shape: RowShape) -> UInt64? {
+        KeyLedger.fingerprint(row: row, of: batch, shape: shape, columns: keyColumns(of: shape).identity, domain: 2)
+    }
+
     private func noteDuplicate(earlier: String, later: SourcePosition, row: Int, of batch: RecordBatch, shape: RowShape, inside: Bool) throws {
         supersededKeys += 1
         guard options.duplicateKeys == .error || firstDuplicate == nil else { return }
@@ -126,16 +138,22 @@ extension ImportRun {
     @inline(__always)
     func keyColumns(of shape: RowShape) -> RowShape.KeyColumns {
         if let known = shape.keyColumns { return known }
-        func columns(_ names: [String], collations: [String]?) -> [KeyColumn] {
+        func present(_ names: [String], collations: [String]?) -> [KeyColumn] {
             names.enumerated().compactMap { offset, name in
                 guard let position = shape.statement.columns.firstIndex(where: { $0.lowercased() == name.lowercased() }) else { return nil }
                 return KeyColumn(position: position, affinity: shape.affinities[position], collation: collations?[offset])
             }
         }
+        func complete(_ names: [String], collations: [String]?) -> [KeyColumn] {
+            let found = present(names, collations: collations)
+            return found.count == names.count ? found : []
+        }
         let primaryKeyCollations = schema?.uniqueKeys.first { $0.origin == .primaryKey }?.collations
         let result = RowShape.KeyColumns(
-            target: columns(target?.columns ?? [], collations: target?.key.collations),
-            primaryKey: columns(target?.fallbackKey ?? [], collations: primaryKeyCollations))
+            target: complete(target?.columns ?? [], collations: target?.key.collations),
+            primaryKey: complete(target?.fallbackKey ?? [], collations: primaryKeyCollations),
+            identity: present(target?.columns ?? [], collations: target?.key.collations)
+                + present(schema?.primaryKey ?? [], collations: primaryKeyCollations))
         shape.keyColumns = result
         return result
     }

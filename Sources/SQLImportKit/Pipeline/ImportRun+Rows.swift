@@ -42,19 +42,23 @@ extension ImportRun {
                 }
             }
             try decideKeys(of: batch, firstRow: firstRow, inputName: inputName, plan: &plan)
-            // Runs of consecutive records of one shape that are written.
+            // Runs of consecutive records of one shape that are written, never holding two
+            // records with the same key (`decideKeys`).
             var runStart = firstRow
             var runShape: RowShape?
+            var runEnd = Int.max
             for row in firstRow ..< batch.rowCount {
                 let index = row - firstRow
                 let shape: RowShape? = plan.decisions[index] == .write ? plan.shapes[index] : nil
-                if shape !== runShape {
+                if shape !== runShape || row >= runEnd {
+                    runEnd = Int.max
                     if let runShape {
                         try strategy.write(runStart ..< row, of: batch, shape: runShape, session: session, inputName: inputName, bytes: bytes)
                     }
                     runShape = shape
                     runStart = row
                 }
+                if shape != nil, plan.next[index] >= 0 { runEnd = min(runEnd, firstRow + plan.next[index]) }
             }
             if let runShape {
                 try strategy.write(runStart ..< batch.rowCount, of: batch, shape: runShape, session: session, inputName: inputName, bytes: bytes)

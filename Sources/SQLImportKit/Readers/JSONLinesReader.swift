@@ -84,7 +84,13 @@ final class JSONLinesReader: RecordReader {
         guard index < buffer.end else { return false }
         guard buffer.storage[index] != UInt8(ascii: "{") else { return false }
         try parseLine(batch, from: buffer.start, to: buffer.end)  // throws, or sets the record aside
-        // Skip to the end of the line, a chunk at a time.
+        // Skip to the end of the line, a chunk at a time. The line may end past the record
+        // window (`recordWindowEnd`) but inside what is buffered: look there first.
+        if let found = memchr(buffer.storage + buffer.start, 0x0A, buffer.end - buffer.start) {
+            buffer.start = UnsafePointer<UInt8>(found.assumingMemoryBound(to: UInt8.self)) - UnsafePointer(buffer.storage) + 1
+            line += 1
+            return true
+        }
         while true {
             buffer.start = buffer.end
             var shift = 0

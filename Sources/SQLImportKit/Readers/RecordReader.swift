@@ -39,7 +39,7 @@ enum RecordReaders {
         case .csv, .tsv:
             var delimiter = options.delimiter ?? (format == .tsv ? 0x09 : UInt8(ascii: ","))
             if options.delimiter == nil && options.format == nil {
-                delimiter = try sniffDelimiter(buffer) ?? delimiter
+                delimiter = try sniffDelimiter(buffer, preferring: delimiter) ?? delimiter
                 format = delimiter == 0x09 ? .tsv : .csv
             }
             let reader = DelimitedReader(buffer: buffer, options: options, namer: namer, keepRaw: keepRaw, delimiter: delimiter)
@@ -53,10 +53,12 @@ enum RecordReaders {
     /// `,` `;` tab `|`, the one that appears (outside quotes) in the header and the same
     /// number of times in each following line of the first 64 KiB, the most often; nil
     /// when none does.
-    static func sniffDelimiter(_ buffer: InputBuffer) throws(ReaderError) -> UInt8? {
+    /// On a tie, `preferred` (the extension's) wins.
+    static func sniffDelimiter(_ buffer: InputBuffer, preferring preferred: UInt8) throws(ReaderError) -> UInt8? {
         var shift = 0
-        while buffer.end - buffer.start < 1 << 16, !buffer.atEOF { guard try buffer.refill(shift: &shift) else { break } }
-        let end = min(buffer.end, buffer.start + (1 << 16))
+        let window = min(1 << 16, buffer.maxRecordBytes)
+        while buffer.end - buffer.start < window, !buffer.atEOF { guard try buffer.refill(shift: &shift) else { break } }
+        let end = min(buffer.end, buffer.start + window)
         var lines: [[Int]] = []
         var counts = [Int](repeating: 0, count: delimiterCandidates.count)
         var inQuotes = false
@@ -79,7 +81,12 @@ enum RecordReaders {
         var best: (slot: Int, count: Int)?
         for slot in delimiterCandidates.indices where header[slot] > 0 {
             guard lines.dropFirst().allSatisfy({ $0[slot] == header[slot] }) else { continue }
-            if best == nil || header[slot] > best!.count { best = (slot, header[slot]) }
+            let isPreferred = delimiterCandidates[slot] == preferred
+            if best == nil || header[slot] > best!.count
+                || header[slot] == best!.count && isPreferred
+            {
+                best = (slot, header[slot])
+            }
         }
         return best.map { delimiterCandidates[$0.slot] }
     }

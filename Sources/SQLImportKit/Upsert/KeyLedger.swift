@@ -154,7 +154,9 @@ extension KeyLedger {
             case .text, .untypedText, .json, .numberAsText:
                 batch.withText(cell) { text in
                     // INTEGER, REAL and NUMERIC affinity store numeric-looking text as a number.
+                    // So does the binder with CSV text into a column without affinity.
                     let isNumeric = column.affinity == .integer || column.affinity == .real || column.affinity == .numeric
+                        || column.affinity == .blob && cell.kind == .untypedText && !NumberText.hasLeadingZero(text)
                     if cell.kind != .json, cell.kind != .numberAsText, isNumeric {
                         if case .value(let value) = NumberText.parseInteger(text) {
                             hasher.combine(0)

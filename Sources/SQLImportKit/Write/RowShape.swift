@@ -24,8 +24,14 @@ final class RowShape {
     var keyColumns: KeyColumns?
 
     struct KeyColumns {
+        /// The target's columns; empty when the shape lacks one of them (the record's key
+        /// then holds a NULL or a default, never a value to match).
         var target: [KeyColumn]
+        /// The primary-key clause's columns; empty likewise.
         var primaryKey: [KeyColumn]
+        /// Every key column the shape has, target's and primary key's: two records with
+        /// equal values here resolve to the same row in the same way.
+        var identity: [KeyColumn]
     }
 
     /// - Parameters:

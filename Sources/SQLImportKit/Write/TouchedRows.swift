@@ -26,9 +26,16 @@ final class TouchedRows {
         directory = Array(repeating: -1, count: Int(min(max(startMax, 0), 1 << 34) >> 12) + 1)
     }
 
+    /// Rowids above `startMax` that another connection inserted while a `--commit-every`
+    /// run had committed and released the lock: rows of others, not of this run.
+    private var foreign: [ClosedRange<Int64>] = []
+
+    /// Records rows another connection inserted between two checkpoints.
+    func insertedByOthers(_ range: ClosedRange<Int64>) { foreign.append(range) }
+
     /// Marks `rowid` as written by this run; returns whether it already was.
     func testAndSet(_ rowid: Int64) -> Bool {
-        if rowid > startMax { return true }
+        if rowid > startMax && !foreign.contains(where: { $0.contains(rowid) }) { return true }
         let (word, bit) = locate(rowid)
         if words[word] & bit != 0 { return true }
         words[word] |= bit
@@ -38,7 +45,7 @@ final class TouchedRows {
 
     /// Marks `rowid` (a row this run inserted with a rowid it supplied) without asking.
     func mark(_ rowid: Int64) {
-        guard rowid <= startMax else { return }
+        guard rowid <= startMax || foreign.contains(where: { $0.contains(rowid) }) else { return }
         _ = testAndSet(rowid)
     }
 

@@ -39,6 +39,8 @@ final class WriteSession {
     /// then run inside a savepoint, rolled back on failure, so that the retry starts
     /// from the state before the statement, as one SQL upsert per record would.
     let usesSavepoints: Bool
+    /// The database has a trigger: every write counts, so no record is superseded.
+    let hasTriggers: Bool
     /// How statements name the conflicting row's rowid (`_rowid_`, `rowid` or `oid`,
     /// whichever no column shadows), nil for a WITHOUT ROWID table.
     let rowidName: String?
@@ -57,6 +59,9 @@ final class WriteSession {
         self.guardable = guardable
         self.mayReorderKeyClauses = mayReorderKeyClauses
         variableLimit = Int(sqlite3_limit(connection, SQLITE_LIMIT_VARIABLE_NUMBER, -1))
+        hasTriggers = (try? Bool.fetchOne(db, sql: """
+            SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'trigger') OR EXISTS (SELECT 1 FROM sqlite_temp_schema WHERE type = 'trigger')
+            """)) ?? true
         usesSavepoints = (try? Bool.fetchOne(db, sql: """
             SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'trigger' OR (type = 'table' AND sql LIKE '%FAIL%'))
                 OR EXISTS (SELECT 1 FROM sqlite_temp_schema WHERE type = 'trigger')
@@ -312,6 +317,8 @@ final class WriteSession {
     /// the run whatever the policy.
     func fail(_ error: WriteError, row: Int, batch: RecordBatch) throws {
         guard let onRecordFailure, !transactionRolledBack else { throw error }
+        // --duplicate-keys error stops the run, whatever --on-error says.
+        if error.reason == .repeatedKey { throw error }
         if case .sqlite(let code, _) = error.reason, !StepFailure.recordCodes.contains(code & 0xFF) {
             throw error
         }
