@@ -1,0 +1,124 @@
+import Foundation
+@testable import SQLImportKit
+import GRDB
+import Testing
+
+/// Repeated keys in one input (found in review): a record is left unwritten only where
+/// writing it and then the later record would leave the same row.
+@Suite struct RepeatedKeyTests {
+    struct Workspace {
+        let directory = TestSupport.temporaryDirectory()
+        var database: String { directory.appendingPathComponent("app.db").path }
+        init(_ schema: String) throws { try TestSupport.createDatabase(database, schema: schema) }
+        func run(_ lines: [String], _ arguments: [String]) throws -> TestSupport.Output {
+            _ = TestSupport.write(lines.joined(separator: "\n") + "\n", to: directory.appendingPathComponent("t.jsonl"))
+            return try TestSupport.run(["t.jsonl", "--db", database, "--table", "t"] + arguments, in: directory)
+        }
+        func rows() throws -> [String] {
+            try DatabaseQueue(path: database).read { db in
+                try Row.fetchAll(db, sql: "SELECT * FROM t ORDER BY 1").map { $0.databaseValues.map(\.description).joined(separator: "|") }
+            }
+        }
+        func cleanUp() { TestSupport.remove(directory) }
+    }
+
+    static let schema = "CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT, email TEXT, ts INTEGER);"
+
+    @Test func aLaterRecordWithFewerFieldsLeavesTheEarlierOnesFieldsInPlace() throws {
+        let work = try Workspace(Self.schema)
+        defer { work.cleanUp() }
+        let run = try work.run([#"{"id":1,"name":"a","email":"x"}"#, #"{"id":1,"name":"b"}"#], ["--upsert", "id"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try work.rows() == [#"1|"b"|"x"|NULL"#])
+    }
+
+    @Test func newerAndIgnoreDecideBetweenRepeatsAsTheyDoBetweenRuns() throws {
+        let newer = try Workspace(Self.schema)
+        defer { newer.cleanUp() }
+        #expect(try newer.run([#"{"id":1,"name":"new","ts":10}"#, #"{"id":1,"name":"old","ts":5}"#], ["--upsert", "id", "--merge", "newer:ts"]).status == 0)
+        #expect(try newer.rows() == [#"1|"new"|NULL|10"#])
+        let ignore = try Workspace(Self.schema)
+        defer { ignore.cleanUp() }
+        #expect(try ignore.run([#"{"id":1,"name":"first"}"#, #"{"id":1,"name":"second"}"#], ["--upsert", "id", "--merge", "ignore"]).status == 0)
+        #expect(try ignore.rows() == [#"1|"first"|NULL|NULL"#])
+    }
+
+    @Test func aRecordLackingAKeyColumnHasNoKey() throws {
+        let work = try Workspace("CREATE TABLE t (name TEXT, libraryID INTEGER, remoteID TEXT, UNIQUE (libraryID, remoteID));")
+        defer { work.cleanUp() }
+        let lines = [#"{"libraryID":1,"remoteID":"r","name":"keyed"}"#, #"{"libraryID":1,"name":"a"}"#, #"{"libraryID":1,"name":"b"}"#]
+        let refused = try work.run(lines, ["--upsert", "libraryID,remoteID"])
+        #expect(refused.status == 65)
+        #expect(refused.stderr.contains("t.jsonl:2") && refused.stderr.contains("--null-key"), "\(refused.stderr)")
+        let inserted = try work.run(lines, ["--upsert", "libraryID,remoteID", "--null-key", "insert"])
+        #expect(inserted.status == 0, "\(inserted.stderr)")
+        #expect(try work.rows().count == 3)
+    }
+
+    @Test func duplicateKeysErrorStopsTheRunEvenWhenBadRecordsAreSetAside() throws {
+        let work = try Workspace(Self.schema)
+        defer { work.cleanUp() }
+        // Different fields, so the first is written and the repeat is found by SQLite.
+        let run = try work.run([#"{"id":1,"name":"a","email":"x"}"#, #"{"id":1,"name":"b"}"#], ["--upsert", "id", "--duplicate-keys", "error", "--on-error", "skip"])
+        #expect(run.status == 65, "\(run.stderr)")
+        #expect(run.stderr.contains("t.jsonl:2") && run.stderr.contains("--duplicate-keys error"), "\(run.stderr)")
+        #expect(try work.rows().isEmpty)
+    }
+
+    /// A chunk of a multi-row statement holding a record whose parent is missing and a
+    /// later record with the same key and a parent: SQLite checks foreign keys at the end
+    /// of a statement, so the first would pass there and be refused alone.
+    @Test func repeatedKeysNeverShareAMultiRowStatement() throws {
+        let schema = """
+            CREATE TABLE parent (id INTEGER PRIMARY KEY);
+            INSERT INTO parent VALUES (1);
+            CREATE TABLE t (id TEXT PRIMARY KEY, parent_id INTEGER REFERENCES parent (id), v TEXT);
+            """
+        var results: [([String: Int], [String])] = []
+        for strategy in ["cached", "multirow"] {
+            let work = try Workspace(schema)
+            defer { work.cleanUp() }
+            let run = try work.run(
+                [#"{"id":"a","parent_id":9,"v":"1"}"#, #"{"id":"a","parent_id":1,"v":"2"}"#],
+                ["--upsert", "id", "--strategy", strategy, "--on-error", "skip", "--report", "-"])
+            #expect(run.status == 2, "\(strategy): \(run.stderr)")
+            let report = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as! [String: Any]
+            results.append((report["counts"] as! [String: Int], try work.rows()))
+        }
+        #expect(results[0].0 == results[1].0 && results[0].1 == results[1].1, "\(results)")
+        #expect(results[0].0["rejected"] == 1 && results[0].0["inserted"] == 1)
+    }
+}
+
+/// Found in review: what a refused JSON Lines line and a changed input must not take
+/// with them.
+@Suite struct ReviewRegressionTests {
+    @Test func goodLinesAfterALongRefusedLineAreKept() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let text = #"{"id":1}"# + "\n" + String(repeating: "x", count: 70_000) + "\n" + (2 ... 50).map { #"{"id":\#($0)}"# }.joined(separator: "\n") + "\n"
+        _ = TestSupport.write(text, to: directory.appendingPathComponent("t.jsonl"))
+        let run = try TestSupport.run(
+            ["t.jsonl", "--db", "db", "--table", "t", "--max-record-bytes", "65536", "--on-error", "skip", "--rejects", "r.jsonl"], in: directory)
+        #expect(run.status == 2, "\(run.stderr)")
+        #expect(try DatabaseQueue(path: directory.appendingPathComponent("db").path).read { try Int.fetchOne($0, sql: "SELECT count(*) FROM t") } == 50)
+        let rejects = try String(contentsOf: directory.appendingPathComponent("r.jsonl"), encoding: .utf8)
+        #expect(rejects.contains(#""line":2"#), "\(rejects.prefix(200))")
+    }
+
+    @Test func aChangedInputIsNotRestartedWithoutUpsert() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let database = directory.appendingPathComponent("app.db").path
+        try TestSupport.createDatabase(database, schema: "CREATE TABLE t (id INTEGER, v TEXT);")
+        let input = TestSupport.write((1 ... 100).map { #"{"id":\#($0),"v":"x"}"# }.joined(separator: "\n") + "\n", to: directory.appendingPathComponent("in.jsonl"))
+        try DatabaseQueue(path: database).write { db in
+            try RunLog.ensureTable(db)
+            try RunLog.save(db, target: "t", path: input, entry: RunLog.Entry(
+                fingerprint: RunLog.Fingerprint(size: 1, checksum: 2, modifiedNanoseconds: 3, inode: 4), committedOffset: 10, committedRows: 1, finished: false))
+        }
+        let run = try TestSupport.run([input, "--db", database, "--table", "t", "--commit-every", "10", "--resume"], in: directory)
+        #expect(run.status == 65, "\(run.stderr)")
+        #expect(run.stderr.contains("has changed since the interrupted run"), "\(run.stderr)")
+    }
+}
