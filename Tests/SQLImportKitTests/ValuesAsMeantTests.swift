@@ -75,6 +75,20 @@ import Testing
         #expect(piped.stderr.contains("standard input cannot be read twice"), "\(piped.stderr)")
     }
 
+    /// A fraction or text after a sample of integers: SQLite refuses it for the STRICT
+    /// column, and the message names the inference and its fixes.
+    @Test(arguments: ["1.5", "abc"])
+    func aValueThatDoesNotFitAnInferredTypeNamesTheInference(_ value: String) throws {
+        let work = Workspace()
+        defer { work.cleanUp() }
+        let text = "a,b\n" + (1 ... 150).map { "\($0),\($0)" }.joined(separator: "\n") + "\n151,\(value)\n"
+        _ = TestSupport.write(text, to: work.directory.appendingPathComponent("v.csv"))
+        let run = try work.run(["v.csv", "--db", "v.db", "--infer-rows", "100"])
+        #expect(run.status == 65)
+        #expect(run.stderr.contains("v.csv:152") && run.stderr.contains("which this run inferred from the first 100 records"), "\(run.stderr)")
+        #expect(run.stderr.contains("--type b=TEXT") && run.stderr.contains("--infer-rows"), "\(run.stderr)")
+    }
+
     @Test func aLeadingZeroIntoAnExistingNumberColumnIsRefusedNotConverted() throws {
         let work = Workspace()
         defer { work.cleanUp() }
