@@ -70,7 +70,7 @@ import Testing
             }
             seen.insert(run.status)
         }
-        // 75, 130 and 143 have their own end-to-end tests (CronRunTests, FaultTests).
+        // 75, 130 and 143 have their own end-to-end tests (CronRunTests, FaultTests, SnapshotTests).
         #expect(seen.isSuperset(of: [0, 2, 64, 65, 66, 70, 73, 74]))
     }
 

@@ -233,6 +233,25 @@ import Testing
             saying: "t.jsonl.z:2 (byte 11): a single record is larger than 1048576 bytes")
     }
 
+    /// A 300 MB record (one string) behind a few KiB of zstd, at the default record limit
+    /// (256 MiB): it is refused when it reaches the limit, having cost less than 1.25
+    /// times the limit (the input buffer grows in place; it used to take 2.1 times).
+    @Test func aRecordThatReachesTheLimitCostsLessThanOneAndAQuarterTimesIt() throws {
+        let scratch = try Scratch(schema: "CREATE TABLE t (id TEXT);")
+        defer { scratch.cleanUp() }
+        let make = try TestSupport.runShell(
+            #"{ printf '{"id":"1"}\n{"id":"'; head -c 300000000 /dev/zero | tr '\0' x; printf '"}\n'; } | zstd -q -3 > big.jsonl.zst"#, in: scratch.directory)
+        #expect(make.status == 0, "\(make.stderr)")
+        let baseline = try Self.baselineMemory(in: scratch.directory)
+        let (result, peak) = try Self.peakMemory("'\(TestSupport.executable.path)' big.jsonl.zst --db db --table t", in: scratch.directory)
+        #expect(result.status == 65, "\(result.stderr)")
+        #expect(result.stderr.contains("big.jsonl.zst:2 (byte 11): a single record is larger than 268435456 bytes"), "\(result.stderr)")
+        if let peak, let baseline {
+            let limitKiB = 256 * 1024
+            #expect(peak - baseline < limitKiB * 5 / 4, "peak \(peak) KiB, baseline \(baseline) KiB, limit \(limitKiB) KiB")
+        }
+    }
+
     /// 4 GiB of zeros in a 150 KB zstd file, at the default record limit (256 MiB): a line
     /// whose first byte cannot start a record is refused at that byte, before the rest
     /// of it is buffered (it used to take 550 MB to refuse it).

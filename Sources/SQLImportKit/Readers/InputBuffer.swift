@@ -28,10 +28,10 @@ final class InputBuffer {
         self.maxRecordBytes = maxRecordBytes
         self.chunkSize = max(chunkSize, 16)
         capacity = self.chunkSize * 2
-        storage = .allocate(capacity: capacity)
+        storage = malloc(capacity)!.assumingMemoryBound(to: UInt8.self)
     }
 
-    deinit { storage.deallocate() }
+    deinit { free(storage) }
 
     @inline(__always) func absoluteOffset(_ index: Int) -> Int64 { storageOffset + Int64(index) }
 
@@ -55,11 +55,13 @@ final class InputBuffer {
             start = 0
         }
         if capacity - end < chunkSize / 2 {
+            // realloc: a large block grows in place (mremap), so a record at the limit
+            // costs about the limit, not the old block and the new one together.
             let newCapacity = min(capacity * 2, maxRecordBytes + chunkSize)
-            let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
-            grown.update(from: storage, count: end)
-            storage.deallocate()
-            storage = grown
+            guard let grown = realloc(storage, newCapacity) else {
+                throw .recordTooLarge(SourcePosition(input: input.name, line: 0, byteOffset: absoluteOffset(start)), limit: maxRecordBytes)
+            }
+            storage = grown.assumingMemoryBound(to: UInt8.self)
             capacity = newCapacity
         }
         // Readers parse a record that needs more bytes again from its start. Reading at

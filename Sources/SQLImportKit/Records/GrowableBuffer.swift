@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A growable array of plain values for the hot path: appends are a bounds check and a
 /// store, with no copy-on-write test and no dynamic exclusivity check (a Swift `Array`
 /// held in a class pays both on every append; profiling the JSON reader showed them at
@@ -17,12 +23,18 @@ public final class GrowableBuffer<Element: BitwiseCopyable> {
     init(capacity: Int = 1024) {
         let capacity = max(capacity, 16)
         state = .allocate(capacity: 1)
-        state.initialize(to: State(base: .allocate(capacity: capacity), count: 0, capacity: capacity))
+        state.initialize(to: State(base: Self.allocate(capacity), count: 0, capacity: capacity))
     }
 
     deinit {
-        state.pointee.base.deallocate()
+        free(state.pointee.base)
         state.deallocate()
+    }
+
+    /// malloc'd, so that `grow` can realloc: a large block grows in place (mremap)
+    /// instead of being copied into a second one of twice the size.
+    private static func allocate(_ capacity: Int) -> UnsafeMutablePointer<Element> {
+        malloc(capacity * MemoryLayout<Element>.stride)!.assumingMemoryBound(to: Element.self)
     }
 
     @inline(__always) public var base: UnsafeMutablePointer<Element> { state.pointee.base }
@@ -48,10 +60,7 @@ public final class GrowableBuffer<Element: BitwiseCopyable> {
     @inline(never) private func grow(to needed: Int) {
         var newCapacity = state.pointee.capacity * 2
         while newCapacity < needed { newCapacity *= 2 }
-        let grown = UnsafeMutablePointer<Element>.allocate(capacity: newCapacity)
-        grown.update(from: state.pointee.base, count: state.pointee.count)
-        state.pointee.base.deallocate()
-        state.pointee.base = grown
+        state.pointee.base = realloc(state.pointee.base, newCapacity * MemoryLayout<Element>.stride)!.assumingMemoryBound(to: Element.self)
         state.pointee.capacity = newCapacity
     }
 
