@@ -155,6 +155,7 @@ struct Import: ParsableCommand {
         if let rowsPerStatement, rowsPerStatement < 1 { throw ValidationError("--rows-per-statement must be at least 1") }
         for type in types where !type.contains("=") { throw ValidationError("--type \(type): expected COLUMN=TYPE, e.g. --type zip=TEXT") }
         if ImportOptions.ErrorPolicy(rawValue: onError) == nil { throw ValidationError("--on-error \(onError): expected abort or skip") }
+        if merge != "replace" && upsert == nil { throw ValidationError("--merge \(merge) applies to rows an upsert finds; add --upsert COLUMNS") }
         if ImportOptions.NullKeyPolicy(rawValue: nullKey) == nil { throw ValidationError("--null-key \(nullKey): expected error, skip or insert") }
         if ImportOptions.DuplicateKeyPolicy(rawValue: duplicateKeys) == nil { throw ValidationError("--duplicate-keys \(duplicateKeys): expected warn or error") }
     }
@@ -249,7 +250,8 @@ struct Import: ParsableCommand {
             throw ExitCode(code)
         }
         let code = summary.counts.rejected > 0 ? ExitStatus.someRejected : ExitStatus.success
-        if dryRun && !parseOnly { StandardOutput.write(PlanFormatter.plan(summary) + "\n") }
+        // The plan goes to stdout, unless the JSON report does: then stdout holds JSON alone.
+        if dryRun && !parseOnly { StandardOutput.write(PlanFormatter.plan(summary) + "\n", to: report == "-" ? STDERR_FILENO : STDOUT_FILENO) }
         if let report {
             do {
                 try ReportWriter.write(summary, exitCode: code, to: report)

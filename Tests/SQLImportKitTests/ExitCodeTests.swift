@@ -32,6 +32,7 @@ import Testing
         (["import", "bad.jsonl", "--table", "items", "--upsert", "id", "--on-error", "skip"], 2),
         (["import", "items.jsonl", "--table", "items", "--upsert", "nosuch"], 64),
         (["import", "items.jsonl", "--table", "items", "--merge", "sometimes"], 64),
+        (["import", "items.jsonl", "--table", "items", "--merge", "coalesce"], 64),
         (["import", "items.jsonl", "--db", "", "--table", "items"], 64),
         (["import", "items.jsonl", "--table", "temp.items"], 64),
         (["import", "bad.jsonl", "--table", "items", "--upsert", "id"], 65),
@@ -46,6 +47,7 @@ import Testing
         (["export", "--query", "SELEC 1"], 64),
         (["export", "--query", "SELECT * FROM nosuch"], 64),
         (["export", "--query", "DELETE FROM items"], 64),
+        (["export", "--query", "SELECT * FROM items WHERE id = ?"], 64),
         (["export", "items", "-o", "out.unknown"], 64),
         (["export", "items", "-o", "nosuch/out.jsonl"], 74),
         (["export", "--query", "SELECT sum(x) FROM (SELECT 9223372036854775807 AS x UNION ALL SELECT 1)"], 70),
@@ -138,5 +140,27 @@ import Testing
             let text = try String(contentsOfFile: status, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
             #expect(text == "\(code)", "\(command)")
         }
+    }
+
+    @Test func nothingIsLostOrMixedQuietly() throws {
+        let work = try Workspace()
+        defer { work.cleanUp() }
+        // A dotted file name keeps its dots: only known extensions are stripped.
+        _ = TestSupport.write("carrier,name\n9E,Endeavor\n", to: work.directory.appendingPathComponent("airlines.2013-01.csv.gz.txt"))
+        _ = TestSupport.write("carrier,name\n9E,Endeavor\n", to: work.directory.appendingPathComponent("airlines.2013-01.csv"))
+        #expect(try work.run(["import", "airlines.2013-01.csv", "--db", work.database]).status == 0)
+        #expect(try DatabaseQueue(path: work.database).read { try Int.fetchOne($0, sql: #"SELECT count(*) FROM "airlines.2013-01""#) } == 1)
+        // A reject keeps the raw bytes: base64 where they are not UTF-8.
+        let bad: [UInt8] = Array(#"{"id":"ok","libraryID":1,"name":"a","updatedAt":"t"}"#.utf8) + [0x0A] + [0x7B, 0xFF, 0xFE, 0x7D, 0x0A]
+        _ = TestSupport.write(bytes: bad, to: work.directory.appendingPathComponent("bytes.jsonl"))
+        let skipped = try work.run(["import", "bytes.jsonl", "--db", work.database, "--table", "items", "--upsert", "id", "--on-error", "skip", "--rejects", "r.jsonl"])
+        #expect(skipped.status == 2, "\(skipped.stderr)")
+        let rejects = try String(contentsOf: work.directory.appendingPathComponent("r.jsonl"), encoding: .utf8)
+        #expect(rejects.contains(#""recordBase64":"e//+fQ==""#), "\(rejects)")
+        // --dry-run with --report -: stdout holds the JSON report alone.
+        let dry = try work.run(["import", "items.jsonl", "--db", work.database, "--table", "items", "--upsert", "id", "--dry-run", "--report", "-"])
+        #expect(dry.status == 0, "\(dry.stderr)")
+        #expect((try? JSONSerialization.jsonObject(with: Data(dry.stdout.utf8))) != nil, "\(dry.stdout.prefix(200))")
+        #expect(dry.stderr.contains("strategy:"), "\(dry.stderr)")
     }
 }

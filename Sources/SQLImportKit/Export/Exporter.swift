@@ -123,6 +123,13 @@ public final class Exporter {
             sqlite3_finalize(extra)
             throw ExportError.notOneStatement(query: sql)
         }
+        // A `?` would silently bind NULL: export binds nothing.
+        let parameters = sqlite3_bind_parameter_count(statement)
+        if parameters > 0 {
+            sqlite3_finalize(statement)
+            throw ExportError.invalidQuery(
+                query: sql, message: "it has \(parameters) parameter(s), and export binds none, so each would be NULL; write the values into the query")
+        }
         guard sqlite3_stmt_readonly(statement) != 0, sqlite3_column_count(statement) > 0 else {
             sqlite3_finalize(statement)
             throw ExportError.notAQuery(query: sql)

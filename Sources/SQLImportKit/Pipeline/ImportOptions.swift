@@ -111,14 +111,17 @@ public struct ImportOptions: Sendable {
     }
 
     /// The table a run writes to: `--table`, else the first input's base name without
-    /// its extensions (`data/items.jsonl.zst` → `items`).
+    /// its known extensions (`data/items.jsonl.zst` → `items`; `airlines.2013-01.csv` →
+    /// `airlines.2013-01`).
     public func resolvedTable() throws(ImportError) -> String {
         if let table { return table }
         guard let first = inputs.first, first != "-" else { throw .tableNameNeeded }
-        let base = first.split(separator: "/").last.map(String.init) ?? first
-        let stem = base.split(separator: ".", omittingEmptySubsequences: false).first.map(String.init) ?? base
+        var stem = Substring(first.split(separator: "/").last ?? Substring(first))
+        for extensions in [[".gz", ".zst", ".zstd"], [".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".tab", ".txt"]] {
+            if let known = extensions.first(where: { stem.lowercased().hasSuffix($0) }) { stem = stem.dropLast(known.count) }
+        }
         guard !stem.isEmpty else { throw .tableNameNeeded }
-        return stem
+        return String(stem)
     }
 }
 

@@ -145,7 +145,7 @@ public final class Importer {
     private func importAll(in db: Database, progress: ((ImportProgress) -> Void)?) throws -> ImportSummary {
         try validate(nested: db.isInsideTransaction)
         var options = self.options
-        let table = try TableSchema.resolveName(db, requested: options.resolvedTable())
+        let table = try TableSchema.resolveName(db, requested: options.resolvedTable(), parsesSchema: options.table != nil)
         if options.inferRows == ImportOptions.inferFromAllRecords, try TableSchema.read(db, table: table) == nil {
             // --infer-rows all: a first pass types every column from every record; the
             // second pass creates the table with those types and loads it.

@@ -6,8 +6,31 @@ public struct RejectedRecord: Sendable, Codable {
     public var line: Int
     public var byteOffset: Int64
     public var reason: String
-    /// The record's raw text, as read.
+    /// The record's raw text, as read, when it is valid UTF-8.
     public var record: String?
+    /// The record's raw bytes in base64, when they are not valid UTF-8 (so that nothing
+    /// of them is replaced).
+    public var recordBase64: String?
+
+    public init(input: String, line: Int, byteOffset: Int64, reason: String, raw: some Collection<UInt8>) {
+        self.input = input
+        self.line = line
+        self.byteOffset = byteOffset
+        self.reason = reason
+        if let text = String(validating: raw, as: UTF8.self) {
+            record = text
+        } else {
+            recordBase64 = Data(raw).base64EncodedString()
+        }
+    }
+
+    public init(input: String, line: Int, byteOffset: Int64, reason: String, record: String?) {
+        self.input = input
+        self.line = line
+        self.byteOffset = byteOffset
+        self.reason = reason
+        self.record = record
+    }
 }
 
 /// Appends rejected records to `--rejects FILE`, one JSON object per line.

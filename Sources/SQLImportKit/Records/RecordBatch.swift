@@ -77,6 +77,11 @@ public final class RecordBatch: @unchecked Sendable {
         return String(decoding: rawBytes[rawRanges[row]], as: UTF8.self)
     }
 
+    /// The raw bytes of `row`'s record, when the batch keeps them.
+    func rawBytes(row: Int) -> ArraySlice<UInt8> {
+        row < rawRanges.count ? rawBytes[rawRanges[row]] : []
+    }
+
     func reset(inputIndex: Int) {
         cells.removeAll()
         rowStarts.removeAll()
@@ -131,8 +136,7 @@ public final class RecordBatch: @unchecked Sendable {
     /// Sets aside a record the reader could not read; `position` is where it starts.
     func reject(_ error: ReaderError, at position: SourcePosition, raw: UnsafeRawBufferPointer) {
         rejects.append(RejectedRecord(
-            input: position.input, line: position.line, byteOffset: position.byteOffset, reason: error.description,
-            record: String(decoding: raw, as: UTF8.self)))
+            input: position.input, line: position.line, byteOffset: position.byteOffset, reason: error.description, raw: raw))
     }
 
     func appendRaw(_ record: UnsafeRawBufferPointer) {
