@@ -391,9 +391,9 @@ import Testing
         let input = TestSupport.write(UpsertTests.jsonl(UpsertTests.items(1 ... 50, nullRemoteEvery: 7)), to: directory.appendingPathComponent("i.jsonl"))
         try DatabaseQueue(path: database).write { try $0.execute(sql: "CREATE INDEX by_name ON items (name)") }
         let byID = try TestSupport.runImport([input], database: database) { $0.table = "items"; $0.upsert = ["id"] }
-        // A unique index decides outcomes row by row: only the plain one is deferred.
-        #expect(byID.deferredIndexes == ["by_name"])
-        #expect(byID.strategy == "cached")
+        // The unique index too: no record conflicted, so it never had to be built early.
+        #expect(Set(byID.deferredIndexes) == ["by_name", "idx_items_sync_identity"])
+        #expect(byID.strategy == "multirow")
         // The index is back, with its predicate, and the run is idempotent through it.
         let again = try TestSupport.runImport([input], database: database) { $0.table = "items"; $0.upsert = ["libraryID", "remoteID"] }
         #expect(again.deferredIndexes.isEmpty)
@@ -409,20 +409,58 @@ import Testing
     }
 
     /// A first load into an empty table gives the outcome a load into a non-empty one
-    /// gives: the unique index is kept, so the duplicate fails at its own line.
-    @Test func duplicatesAgainstAnotherUniqueIndexFailAtTheirLineOnAFirstLoad() throws {
+    /// gives, whether the duplicate stays (found when the deferred index is built at the
+    /// end) or a later record would have resolved it (the first conflict builds the
+    /// deferred unique indexes before it runs).
+    @Test(arguments: [false, true])
+    func aDuplicateOnAnotherUniqueIndexFailsAFirstLoadAsItFailsAnyLoad(_ laterRecordResolvesIt: Bool) throws {
+        var items = UpsertTests.items(1 ... 10)
+        items[5].remoteID = items[2].remoteID
+        items[5].libraryID = items[2].libraryID  // same (libraryID, remoteID), different id
+        if laterRecordResolvesIt {
+            var moved = items[2]
+            moved.remoteID = "moved"
+            items.append(moved)  // id 3 again: an update that would end the duplicate
+        }
+        var outcomes: [Int32] = []
+        for nonEmpty in [false, true] {
+            let directory = TestSupport.temporaryDirectory()
+            defer { TestSupport.remove(directory) }
+            let database = directory.appendingPathComponent("db").path
+            try TestSupport.createDatabase(database, schema: TestSupport.seedsSchema)
+            if nonEmpty {
+                let other = TestSupport.write(UpsertTests.jsonl(UpsertTests.items(100 ... 100)), to: directory.appendingPathComponent("o.jsonl"))
+                _ = try TestSupport.runImport([other], database: database) { $0.table = "items"; $0.upsert = ["id"] }
+            }
+            let input = TestSupport.write(UpsertTests.jsonl(items), to: directory.appendingPathComponent("i.jsonl"))
+            do {
+                // Small batches: the later record is a real conflict, not superseded.
+                _ = try TestSupport.runImport([input], database: database) { $0.table = "items"; $0.upsert = ["id"]; $0.rowsPerBatch = 4 }
+                outcomes.append(0)
+            } catch {
+                #expect("\(error)".contains("idx_items_sync_identity") || "\(error)".contains("items.libraryID, items.remoteID"), "\(error)")
+                outcomes.append(65)
+            }
+            let queue = try DatabaseQueue(path: database)
+            #expect(try queue.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM items") } == (nonEmpty ? 1 : 0))
+            #expect(try queue.read { try $0.indexes(on: "items").contains { $0.name == "idx_items_sync_identity" } })
+        }
+        #expect(outcomes == [65, 65])
+    }
+
+    @Test func duplicatesAgainstADeferredUniqueIndexAbortTheRun() throws {
         let directory = TestSupport.temporaryDirectory()
         defer { TestSupport.remove(directory) }
         let database = directory.appendingPathComponent("db").path
         try TestSupport.createDatabase(database, schema: TestSupport.seedsSchema)
         var items = UpsertTests.items(1 ... 10)
         items[5].remoteID = items[2].remoteID
-        items[5].libraryID = items[2].libraryID  // same (libraryID, remoteID), different id
+        items[5].libraryID = items[2].libraryID
         let input = TestSupport.write(UpsertTests.jsonl(items), to: directory.appendingPathComponent("i.jsonl"))
         #expect {
             try TestSupport.runImport([input], database: database) { $0.table = "items"; $0.upsert = ["id"] }
         } throws: { error in
-            "\(error)".contains("i.jsonl:6") && "\(error)".contains("UNIQUE constraint failed: items.libraryID, items.remoteID")
+            "\(error)".contains("unique index \"idx_items_sync_identity\"")
         }
         let queue = try DatabaseQueue(path: database)
         #expect(try queue.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM items") } == 0)

@@ -268,6 +268,10 @@ extension ImportRun {
             db: db, schema: schema, target: target, policy: options.merge,
             guardable: guarded ? try IndexedColumns.read(db, table: table) : [], mayReorderKeyClauses: guarded)
         session.inferredTypes = inferredTypes
+        if deferredIndexes.hasUnique {
+            session.counters.conflictsNeedIndexes = true
+            session.buildDeferredUniqueIndexes = { [unowned self] in try deferredIndexes.rebuildUnique(db, table: table) }
+        }
         // Repeated keys are counted inside SQLite, by the rows they land on, when the
         // table has rowids and the run writes; otherwise by fingerprint (`KeyLedger`).
         if target != nil, tableIsReal {

@@ -7,12 +7,24 @@ import GRDB
 /// - the table was empty at the start, and the run is all or nothing with
 ///   `--on-error abort` (never with `--commit-every`, so no commit ever lacks an index);
 /// - the index was made by `CREATE INDEX` (not a PRIMARY KEY or UNIQUE constraint), it
-///   is not unique, it is not the conflict target, no trigger names it, and no foreign
-///   key refers to the table.
+///   is not the conflict target, no trigger names it, and no foreign key refers to the
+///   table.
+///
+/// A unique index decides outcomes row by row: a duplicate two inserts make fails the
+/// run, unless a later record changed one of the rows first. Rows change only when a
+/// record conflicts (an update), so a unique index is deferred only while no record has
+/// conflicted: the first conflict makes the writer build the deferred unique indexes at
+/// once (`rebuildUnique`), before the conflicting statement runs again. Then a duplicate
+/// among the rows inserted so far fails the run exactly as it would have failed without
+/// deferring, and from then on the index is maintained. A unique index is not deferred
+/// at all when the database has a trigger or the table an `ON CONFLICT REPLACE` column,
+/// which could change rows without a conflict.
 ///
 /// Rebuilding runs the index's own SQL from `sqlite_master`.
 struct DeferredIndexes {
-    private(set) var indexes: [(name: String, sql: String)] = []
+    private(set) var indexes: [(name: String, sql: String, unique: Bool)] = []
+
+    var hasUnique: Bool { indexes.contains { $0.unique } }
 
     /// Drops the eligible indexes of `table`, keeping `keep` (the conflict target's).
     static func drop(_ db: Database, table: String, keep: String?) throws -> DeferredIndexes {
@@ -22,22 +34,35 @@ struct DeferredIndexes {
                            WHERE s.type = 'table' AND f."table" = ? COLLATE NOCASE)
             """, arguments: [table]) ?? true
         guard !referenced else { return deferred }
-        // A unique index decides outcomes row by row (a later record may resolve a
-        // duplicate an earlier one made), so it is never deferred; nor is an index that a
-        // trigger names (`INDEXED BY`), since the trigger would fail without it.
+        // An index a trigger names (`INDEXED BY`) is kept: the trigger would fail.
         let rows = try Row.fetchAll(db, sql: """
-            SELECT l.name, s.sql FROM pragma_index_list(?) AS l JOIN sqlite_schema AS s ON s.name = l.name
-            WHERE l.origin = 'c' AND s.sql IS NOT NULL AND l."unique" = 0
+            SELECT l.name, l."unique", s.sql FROM pragma_index_list(?) AS l JOIN sqlite_schema AS s ON s.name = l.name
+            WHERE l.origin = 'c' AND s.sql IS NOT NULL
             """, arguments: [table])
-        let triggers = try String.fetchAll(db, sql: "SELECT lower(sql) FROM sqlite_schema WHERE type = 'trigger' AND sql IS NOT NULL")
+        let triggers = try String.fetchAll(db, sql: """
+            SELECT lower(sql) FROM sqlite_schema WHERE type = 'trigger' AND sql IS NOT NULL
+            UNION ALL SELECT lower(sql) FROM sqlite_temp_schema WHERE type = 'trigger' AND sql IS NOT NULL
+            """)
+        let replaces = try String.fetchOne(db, sql: "SELECT upper(sql) FROM sqlite_schema WHERE type = 'table' AND name = ?", arguments: [table])?
+            .contains("REPLACE") ?? true
         for row in rows {
             let name: String = row["name"]
+            let unique: Bool = row["unique"]
             if name == keep { continue }
             if triggers.contains(where: { $0.contains(name.lowercased()) }) { continue }
-            deferred.indexes.append((name, row["sql"]))
+            if unique && (!triggers.isEmpty || replaces) { continue }
+            deferred.indexes.append((name, row["sql"], unique))
             try db.execute(sql: "DROP INDEX \(SQLIdentifier.quote(name))")
         }
         return deferred
+    }
+
+    /// Builds the deferred unique indexes now (the first conflict of the load), and keeps
+    /// the others for the end.
+    mutating func rebuildUnique(_ db: Database, table: String) throws {
+        let unique = DeferredIndexes(indexes: indexes.filter(\.unique))
+        indexes.removeAll { $0.unique }
+        try unique.rebuild(db, table: table)
     }
 
     /// Builds the dropped indexes again.
@@ -60,6 +85,12 @@ struct DeferredIndexes {
             try? db.execute(sql: "PRAGMA cache_size = \(cacheSize)")
             try? db.execute(sql: "PRAGMA threads = \(threads)")
         }
-        for index in indexes { try db.execute(sql: index.sql) }
+        for index in indexes {
+            do {
+                try db.execute(sql: index.sql)
+            } catch let error as DatabaseError where index.unique && error.resultCode == .SQLITE_CONSTRAINT {
+                throw SchemaError.duplicatesForUniqueIndex(table: table, index: index.name, message: error.message ?? "\(error)")
+            }
+        }
     }
 }

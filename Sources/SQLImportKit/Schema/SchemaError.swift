@@ -8,6 +8,8 @@ public enum SchemaError: Error, Sendable, CustomStringConvertible {
     case invalidTypeOverride(String)
     case unknownColumnInOption(option: String, column: String, table: String)
     case noColumns(input: String)
+    /// A unique index deferred during a first load refuses rows the load inserted.
+    case duplicatesForUniqueIndex(table: String, index: String, message: String)
     /// `--table schema.name` with a schema other than `main`.
     case unknownSchema(name: String, schema: String)
 
@@ -27,6 +29,8 @@ public enum SchemaError: Error, Sendable, CustomStringConvertible {
             return "--type \(text): expected COLUMN=TYPE with TYPE one of INTEGER, REAL, TEXT, BLOB, ANY"
         case .unknownColumnInOption(let option, let column, let table):
             return "\(option) names \(SQLIdentifier.quote(column)), which is neither a field of the input nor a column of \(SQLIdentifier.quote(table))"
+        case .duplicatesForUniqueIndex(let table, let index, let message):
+            return "the input holds records that unique index \(SQLIdentifier.quote(index)) of \(SQLIdentifier.quote(table)) refuses (\(message)); nothing was committed. Make those keys unique, or upsert on that index with --upsert"
         case .unknownSchema(let name, let schema):
             if schema.lowercased() == "temp" || schema.lowercased() == "temporary" {
                 return "--table \(name): a temporary table vanishes when the run's connection closes, so nothing would be kept; name a table of the main database"

@@ -47,9 +47,14 @@ final class OutcomeCounters {
     var firstDuplicateRowid: Int64?
     /// `--duplicate-keys error`: such a conflict fails the statement, as the record's fault.
     var duplicatesAreErrors = false
+    /// Set while unique indexes are deferred (`DeferredIndexes`): the first conflict fails
+    /// its statement and sets `needsIndexes`, and the writer builds them and runs it again.
+    var conflictsNeedIndexes = false
+    var needsIndexes = false
 
     static let guardMessage = "sqlimport: this record needs the statement that assigns every column, target first"
     static let identityMessage = "sqlimport: the record's conflict-target key and primary key belong to different rows"
+    static let indexesMessage = "sqlimport: the first conflict of a first load needs the deferred unique indexes"
     static let duplicateMessage = "sqlimport: the record repeats the key of an earlier record of this run"
 
     /// Registers `sqlimport_outcome` (three and five arguments, the last the conflicting
@@ -64,6 +69,11 @@ final class OutcomeCounters {
                     let counters = Unmanaged<OutcomeCounters>.fromOpaque(sqlite3_user_data(context)!).takeUnretainedValue()
                     func isTrue(_ index: Int) -> Bool {
                         sqlite3_value_type(arguments![index]) != SQLITE_NULL && sqlite3_value_int64(arguments![index]) != 0
+                    }
+                    if counters.conflictsNeedIndexes {
+                        counters.needsIndexes = true
+                        sqlite3_result_error(context, OutcomeCounters.indexesMessage, -1)
+                        return
                     }
                     let isGuarded = count == 5
                     if isGuarded && (!isTrue(3) || isTrue(0) && !isTrue(2)) {

@@ -14,6 +14,9 @@ public struct WriteError: Error, Sendable, CustomStringConvertible {
         /// The value does not fit the type this run inferred for a new column from its
         /// first `sampleRows` records.
         case notTheInferredType(column: String, type: String, value: String, sampleRows: Int)
+        /// The deferred unique indexes of a first load, built at the record's conflict,
+        /// refuse rows inserted before it.
+        case deferredUniqueIndex(String)
         /// `--duplicate-keys error`: the record's key is that of a row the run wrote.
         case repeatedKey
     }
@@ -47,6 +50,8 @@ public struct WriteError: Error, Sendable, CustomStringConvertible {
             return "\(position): field \(SQLIdentifier.quote(column)) is null but the column is NOT NULL; supply a value"
         case .notTheInferredType(let column, let type, let value, let sampleRows):
             return "\(position): field \(SQLIdentifier.quote(column)) = \(value) does not fit the column's type \(type), which this run inferred from the first \(sampleRows) records; nothing was committed. Pass --type \(column)=TEXT (or the type that holds every value), or a larger --infer-rows"
+        case .deferredUniqueIndex(let message):
+            return "\(position): this record updates a row, so the unique indexes this first load had deferred were built first, and \(message)"
         case .repeatedKey:
             return "\(position): the record repeats the key of an earlier record of this run (--duplicate-keys error); nothing was committed. Remove one of them, or drop --duplicate-keys error to let the later record win"
         case .identityConflict(let target, let primaryKey):

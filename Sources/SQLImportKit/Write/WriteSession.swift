@@ -28,6 +28,9 @@ final class WriteSession {
     let guardable: Set<String>
     /// Whether statements may put the primary-key clause first (`UpsertStatement`).
     let mayReorderKeyClauses: Bool
+    /// Builds the deferred unique indexes when the first conflict of a first load needs
+    /// them (`DeferredIndexes`); the statement then runs again.
+    var buildDeferredUniqueIndexes: (() throws -> Void)?
     /// Columns whose type this run inferred (lowercased), with the records it sampled:
     /// a value that does not fit names the inference and its fixes.
     var inferredTypes: [String: Int] = [:]
@@ -179,13 +182,17 @@ final class WriteSession {
         var refusal: StatementBinder.Refusal?
         /// SQLite rolled back the transaction with the statement.
         var rolledBack = false
+        /// Building the deferred unique indexes found a duplicate: the run's error.
+        var deferredIndexFailure: Error?
 
         /// The result codes that are about a record's values: such a record can be set
         /// aside (`--on-error skip`) and a multi-row chunk retried record by record.
         static let recordCodes = [SQLITE_CONSTRAINT, SQLITE_MISMATCH, SQLITE_TOOBIG, SQLITE_RANGE]
 
         /// Whether the failure is the record's, not the database's.
-        var isAboutTheRecord: Bool { !rolledBack && (refusedColumn != nil || Self.recordCodes.contains(code & 0xFF)) }
+        var isAboutTheRecord: Bool {
+            !rolledBack && deferredIndexFailure == nil && (refusedColumn != nil || Self.recordCodes.contains(code & 0xFF))
+        }
     }
 
     /// Binds `rows` (consecutive rows of one shape) into `statement` and steps it once.
@@ -196,8 +203,20 @@ final class WriteSession {
         _ statement: OpaquePointer, shape: RowShape, rows: Range<Int>, batch: RecordBatch, bytes: UnsafePointer<UInt8>
     ) throws(StepFailure) {
         let before = counters.snapshot
-        do {
-            try step(statement, rows: rows, of: batch, shape: shape, bytes: bytes, restoring: before)
+        do throws(StepFailure) {
+            do throws(StepFailure) {
+                try step(statement, rows: rows, of: batch, shape: shape, bytes: bytes, restoring: before)
+            } catch {
+                guard counters.needsIndexes else { throw error }
+                counters.needsIndexes = false
+                counters.conflictsNeedIndexes = false
+                do {
+                    try buildDeferredUniqueIndexes?()
+                } catch let failure {
+                    throw StepFailure(code: SQLITE_CONSTRAINT, message: "\(failure)", rolledBack: false, deferredIndexFailure: failure)
+                }
+                try step(statement, rows: rows, of: batch, shape: shape, bytes: bytes, restoring: before)
+            }
             account(shape.statement, rows: rows, before: before)
             markSuppliedRowids(rows, of: batch, shape: shape, bytes: bytes)
         } catch {
@@ -319,6 +338,7 @@ final class WriteSession {
         guard let onRecordFailure, !transactionRolledBack else { throw error }
         // --duplicate-keys error stops the run, whatever --on-error says.
         if error.reason == .repeatedKey { throw error }
+        if case .deferredUniqueIndex = error.reason { throw error }
         if case .sqlite(let code, _) = error.reason, !StepFailure.recordCodes.contains(code & 0xFF) {
             throw error
         }
@@ -379,6 +399,9 @@ final class WriteSession {
                         reason: .notTheInferredType(column: column, type: schema.columns[shape.tableColumns[index]].declaredType, value: describe(cell, batch), sampleRows: inferredFrom))
                 }
             }
+        }
+        if let deferred = failure.deferredIndexFailure {
+            return WriteError(position: position, reason: .deferredUniqueIndex("\(deferred)"))
         }
         if failure.message == OutcomeCounters.duplicateMessage {
             return WriteError(position: position, reason: .repeatedKey)
