@@ -101,12 +101,15 @@ import Testing
                   INSERT INTO audit (what, k) VALUES ('after insert', new.code);
                   SELECT RAISE(FAIL, 'no bad rows') WHERE new.v = 'bad';
                 END;
-                CREATE TRIGGER bu BEFORE UPDATE ON t BEGIN SELECT RAISE(ABORT, 'no worse rows') WHERE new.v = 'worse'; END;
+                CREATE TRIGGER bu BEFORE UPDATE ON t BEGIN
+                  SELECT RAISE(ABORT, 'no worse rows') WHERE new.v = 'worse';
+                  SELECT RAISE(IGNORE) WHERE new.v = 'frozen';
+                END;
                 CREATE TRIGGER au AFTER UPDATE ON t BEGIN INSERT INTO audit (what, k) VALUES ('update', new.code); END;
                 """,
             target: ["code"], primaryKey: nil, produces: ["rejected", "ignored", "updated"],
             record: { random in
-                [("code", .text("c\(Int.random(in: 0 ..< 20, using: &random))")), ("v", .text(pick(["x", "y", "bad", "worse", "skipme", "z"], &random)))]
+                [("code", .text("c\(Int.random(in: 0 ..< 20, using: &random))")), ("v", .text(pick(["x", "y", "bad", "worse", "skipme", "frozen", "z"], &random)))]
             }),
         // A composite NOCASE key of a WITHOUT ROWID table.
         Shape(

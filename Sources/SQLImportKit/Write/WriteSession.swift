@@ -44,6 +44,9 @@ final class WriteSession {
     let usesSavepoints: Bool
     /// The database has a trigger: every write counts, so no record is superseded.
     let hasTriggers: Bool
+    /// 1 when a trigger may `RAISE(IGNORE)` an update, which only a statement of one
+    /// record can count exactly (`account`); nil otherwise.
+    let recordsPerStatementLimit: Int?
     /// How statements name the conflicting row's rowid (`_rowid_`, `rowid` or `oid`,
     /// whichever no column shadows), nil for a WITHOUT ROWID table.
     let rowidName: String?
@@ -65,6 +68,11 @@ final class WriteSession {
         hasTriggers = (try? Bool.fetchOne(db, sql: """
             SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'trigger') OR EXISTS (SELECT 1 FROM sqlite_temp_schema WHERE type = 'trigger')
             """)) ?? true
+        let ignoringTriggers = (try? Bool.fetchOne(db, sql: """
+            SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'trigger' AND upper(sql) LIKE '%RAISE%IGNORE%')
+                OR EXISTS (SELECT 1 FROM sqlite_temp_schema WHERE type = 'trigger' AND upper(sql) LIKE '%RAISE%IGNORE%')
+            """)) ?? true
+        recordsPerStatementLimit = ignoringTriggers ? 1 : nil
         usesSavepoints = (try? Bool.fetchOne(db, sql: """
             SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'trigger' OR (type = 'table' AND sql LIKE '%FAIL%'))
                 OR EXISTS (SELECT 1 FROM sqlite_temp_schema WHERE type = 'trigger')
@@ -282,9 +290,21 @@ final class WriteSession {
     /// Counts inserted and ignored rows after `statement` ran on `rows`: every conflict
     /// calls `sqlimport_outcome` (updated, unchanged or skipped), `sqlite3_changes()` is
     /// inserted plus updated, and a record that is neither was dropped by SQLite.
+    ///
+    /// A trigger's `RAISE(IGNORE)` before an update drops it after `sqlimport_outcome`
+    /// counted it: with one record per statement (`recordsPerStatementLimit`) the count is
+    /// corrected to `ignored`.
     private func account(_ statement: UpsertStatement, rows: Range<Int>, before: OutcomeCounters.Snapshot) {
         let changes = Int(sqlite3_changes(connection))
-        let updated = counters.updated - before.updated
+        var updated = counters.updated - before.updated
+        if rows.count == 1 && updated == 1 && changes == 0 {
+            // Dropped like a record a BEFORE INSERT trigger ignores: neither applied nor
+            // a repeat of the row it found.
+            counters.updated -= 1
+            counters.duplicates = before.duplicates
+            counters.touched?.undoStatement()
+            updated = 0
+        }
         inserted += changes - updated
         ignored += rows.count - changes - (counters.unchanged - before.unchanged) - (counters.skipped - before.skipped)
     }

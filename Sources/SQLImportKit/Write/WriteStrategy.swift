@@ -68,7 +68,7 @@ struct MultiRowStrategy: WriteStrategy {
     var cap = MultiRowStrategy.defaultCap
 
     func rowsPerStatement(columns: Int, session: WriteSession) -> Int {
-        max(1, min(session.variableLimit / max(columns, 1), cap))
+        max(1, min(session.variableLimit / max(columns, 1), cap, session.recordsPerStatementLimit ?? .max))
     }
 
     func write(_ rows: Range<Int>, of batch: RecordBatch, shape: RowShape, session: WriteSession, inputName: String, bytes: UnsafePointer<UInt8>) throws {
