@@ -32,6 +32,19 @@ import Testing
         #expect(try work.rows() == [#"1|"b"|"x"|NULL"#])
     }
 
+    /// In a TEXT key column the JSON integer 42 and the string "42" are one key.
+    @Test func anIntegerAndItsDigitsAreOneKeyInATextColumn() throws {
+        let work = try Workspace("CREATE TABLE t (code TEXT PRIMARY KEY, v TEXT);")
+        defer { work.cleanUp() }
+        let run = try work.run(
+            [#"{"code":42,"v":"a"}"#, #"{"code":"42","v":"b"}"#, #"{"code":-9223372036854775808,"v":"c"}"#, #"{"code":"-9223372036854775808","v":"d"}"#],
+            ["--upsert", "code", "--report", "-"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let report = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as! [String: Any]
+        #expect((report["counts"] as! [String: Int])["duplicateKeys"] == 2)
+        #expect(try work.rows() == [#""-9223372036854775808"|"d""#, #""42"|"b""#])
+    }
+
     @Test func newerAndIgnoreDecideBetweenRepeatsAsTheyDoBetweenRuns() throws {
         let newer = try Workspace(Self.schema)
         defer { newer.cleanUp() }

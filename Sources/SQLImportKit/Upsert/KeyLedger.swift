@@ -1,5 +1,7 @@
 /// The keys a run has applied, so that a record repeating an earlier record's key is
-/// counted (`duplicateKeys`) and named, instead of collapsing rows without a word.
+/// counted (`duplicateKeys`) and named, instead of collapsing rows without a word. Used
+/// where SQLite cannot tell it by rowid (`TouchedRows`): WITHOUT ROWID tables and dry
+/// runs. (`KeyLedger.fingerprint` also finds repeats within a batch, for every table.)
 ///
 /// Each key is kept as a 64-bit fingerprint of its values, normalised the way the key's
 /// index compares them: numbers by value (`1`, `1.0` and the CSV text `1` into an INTEGER
@@ -143,9 +145,19 @@ extension KeyLedger {
             case .absent, .null:
                 return nil
             case .integer where column.affinity == .text:
-                // TEXT affinity stores an integer as its decimal text.
-                let text = Array(String(cell.payload).utf8)
-                text.withUnsafeBytes { hasher.combine(text: $0, foldsCase: false, trimsTrailingSpaces: false) }
+                // TEXT affinity stores an integer as its decimal text (written on the stack:
+                // no String per value).
+                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+                    var value = cell.payload.magnitude
+                    var start = 20
+                    repeat {
+                        start -= 1
+                        digits[start] = UInt8(ascii: "0") + UInt8(value % 10)
+                        value /= 10
+                    } while value > 0
+                    if cell.payload < 0 { start -= 1; digits[start] = UInt8(ascii: "-") }
+                    hasher.combine(text: UnsafeRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(digits)[start...]), foldsCase: false, trimsTrailingSpaces: false)
+                }
             case .integer:
                 hasher.combine(0)
                 hasher.combine(UInt64(bitPattern: cell.payload))

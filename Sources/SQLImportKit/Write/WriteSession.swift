@@ -65,18 +65,14 @@ final class WriteSession {
         self.guardable = guardable
         self.mayReorderKeyClauses = mayReorderKeyClauses
         variableLimit = Int(sqlite3_limit(connection, SQLITE_LIMIT_VARIABLE_NUMBER, -1))
-        hasTriggers = (try? Bool.fetchOne(db, sql: """
-            SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'trigger') OR EXISTS (SELECT 1 FROM sqlite_temp_schema WHERE type = 'trigger')
-            """)) ?? true
-        let ignoringTriggers = (try? Bool.fetchOne(db, sql: """
-            SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'trigger' AND upper(sql) LIKE '%RAISE%IGNORE%')
-                OR EXISTS (SELECT 1 FROM sqlite_temp_schema WHERE type = 'trigger' AND upper(sql) LIKE '%RAISE%IGNORE%')
-            """)) ?? true
-        recordsPerStatementLimit = ignoringTriggers ? 1 : nil
-        usesSavepoints = (try? Bool.fetchOne(db, sql: """
-            SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'trigger' OR (type = 'table' AND sql LIKE '%FAIL%'))
-                OR EXISTS (SELECT 1 FROM sqlite_temp_schema WHERE type = 'trigger')
-            """)) ?? true
+        // One look at the schema decides all three (unreadable: assume the worst).
+        let triggers = (try? String.fetchAll(db, sql: """
+            SELECT upper(sql) FROM sqlite_schema WHERE type = 'trigger' UNION ALL SELECT upper(sql) FROM sqlite_temp_schema WHERE type = 'trigger'
+            """)) ?? ["RAISE(IGNORE)"]
+        let failColumns = (try? Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND sql LIKE '%FAIL%')")) ?? true
+        hasTriggers = !triggers.isEmpty
+        recordsPerStatementLimit = triggers.contains { $0.range(of: "RAISE") != nil && $0.range(of: "IGNORE") != nil } ? 1 : nil
+        usesSavepoints = hasTriggers || failColumns
         if let predicate = target?.predicate {
             partialFilter = PartialPredicateFilter(predicate: predicate, table: schema.name)
         }
