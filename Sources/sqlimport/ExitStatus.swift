@@ -49,6 +49,11 @@ enum ExitStatus {
             case .invalidTypeOverride, .unknownColumnInOption, .notATable, .unknownSchema: return usage
             default: return badData
             }
+        case let error as NestedFieldError:
+            switch error {
+            case .invalidEnumOption, .badEnumColumn: return usage
+            default: return badData
+            }
         case let error as UpsertError:
             switch error {
             case .keyNotInInput, .duplicateKeysBlockIndex, .nullKey, .duplicateKey, .nullKeyNeedsPrimaryKey: return badData

@@ -49,8 +49,14 @@ struct Import: ParsableCommand {
     @Option(name: .customLong("null"), help: "An unquoted CSV/TSV field equal to this text is NULL (e.g. NA).")
     var nullText: String?
 
-    @Flag(help: "Nested JSON objects become columns (meta.color → meta_color) instead of JSON text.")
+    @Flag(help: "Nested JSON objects fill columns instead of JSON text: by leaf name (timestamps.createdAt → createdAt, a column group) or by prefixed name (meta.color → meta_color), whichever the table has; a new table gets prefixed names.")
     var flatten = false
+
+    @Option(name: .customLong("flatten-by"), help: ArgumentHelp("With nested objects (implies --flatten), fill columns only by leaf or only by prefix names.", valueName: "leaf|prefix"))
+    var flattenBy: FlattenNaming?
+
+    @Option(name: .customLong("enum"), help: ArgumentHelp("Enum case columns (implies --flatten): {\"kind\":{\"note\":…}} fills note and sets the other columns listed to NULL (repeatable).", valueName: "field=col,col,..."))
+    var enumGroups: [String] = []
 
     @Option(help: ArgumentHelp("Upsert on these columns (a primary key or unique index), comma-separated.", valueName: "columns"))
     var upsert: String?
@@ -157,6 +163,9 @@ struct Import: ParsableCommand {
         if ImportOptions.ErrorPolicy(rawValue: onError) == nil { throw ValidationError("--on-error \(onError): expected abort or skip") }
         if merge != "replace" && upsert == nil { throw ValidationError("--merge \(merge) applies to rows an upsert finds; add --upsert COLUMNS") }
         if ImportOptions.NullKeyPolicy(rawValue: nullKey) == nil { throw ValidationError("--null-key \(nullKey): expected error, skip or insert") }
+        for group in enumGroups {
+            do { _ = try EnumGroup(argument: group) } catch { throw ValidationError(error.description) }
+        }
         if ImportOptions.DuplicateKeyPolicy(rawValue: duplicateKeys) == nil { throw ValidationError("--duplicate-keys \(duplicateKeys): expected warn or error") }
     }
 
@@ -173,6 +182,8 @@ struct Import: ParsableCommand {
         options.reader.hasHeader = !noHeader
         options.reader.nullText = nullText
         options.reader.flatten = flatten
+        if let flattenBy { options.flattenNaming = flattenBy }
+        options.enumGroups = enumGroups.compactMap { try? EnumGroup(argument: $0) }  // checked in validate()
         options.reader.maxRecordBytes = maxRecordBytes
         options.upsert = upsert.map(Self.columnList)
         options.merge = MergePolicy(argument: merge)!
@@ -271,4 +282,8 @@ struct Import: ParsableCommand {
         }
         if code != ExitStatus.success { throw ExitCode(code) }
     }
+}
+
+extension FlattenNaming: ExpressibleByArgument {
+    public static var allValueStrings: [String] { ["leaf", "prefix"] }
 }

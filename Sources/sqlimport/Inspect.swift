@@ -14,13 +14,33 @@ struct Inspect: ParsableCommand {
     @Argument(help: "The table to describe.")
     var table: String
 
+    @Option(help: ArgumentHelp("Also show how the nested objects of this input's first records fill the table's columns (--flatten): column groups and enums.", valueName: "file"))
+    var sample: String?
+
+    @Option(name: .customLong("flatten-by"), help: ArgumentHelp("With --sample: map nested fields only by leaf or only by prefix names.", valueName: "leaf|prefix"))
+    var flattenBy: FlattenNaming?
+
+    @Option(name: .customLong("enum"), help: ArgumentHelp("With --sample: enum case columns, as import takes them (repeatable).", valueName: "field=col,col,..."))
+    var enumGroups: [String] = []
+
+    func validate() throws {
+        for group in enumGroups {
+            do { _ = try EnumGroup(argument: group) } catch { throw ValidationError(error.description) }
+        }
+    }
+
     func run() throws {
         let schema: TableSchema?
+        var nested: NestedFieldsSample?
         do {
             var configuration = Configuration()
             configuration.readonly = true
             let queue = try DatabaseQueue(path: database.resolved, configuration: configuration)
             schema = try queue.read { try TableSchema.read($0, table: TableSchema.resolveName($0, requested: table)) }
+            if let sample, let schema {
+                nested = try NestedFieldsSample.read(
+                    input: sample, schema: schema, naming: flattenBy ?? .auto, declared: enumGroups.compactMap { try? EnumGroup(argument: $0) })
+            }
         } catch {
             FileHandle.standardError.writeLine("sqlimport: error: \(ExitStatus.message(for: error))")
             throw ExitCode(ExitStatus.code(for: error))
@@ -29,7 +49,28 @@ struct Inspect: ParsableCommand {
             FileHandle.standardError.writeLine("sqlimport: error: no table \(SQLIdentifier.quote(table)) in \(database.resolved)")
             throw ExitCode(ExitStatus.usage)
         }
-        StandardOutput.write(Self.describe(schema) + "\n")
+        var text = Self.describe(schema)
+        if let nested, let sample { text += "\n" + Self.describe(nested, input: sample) }
+        StandardOutput.write(text + "\n")
+    }
+
+    /// The nested fields of a sample: groups with their columns, enums, and the flags.
+    static func describe(_ sample: NestedFieldsSample, input: String) -> String {
+        var lines = ["nested fields in the first \(sample.records) records of \(input) (import with --flatten):"]
+        if sample.groups.isEmpty { lines.append("  none") }
+        for group in sample.groups {
+            let enumGroup = sample.enums.first { $0.field.lowercased() == group.field.lowercased() }
+            let kind = enumGroup != nil ? "enum" : "column group"
+            lines.append("  \(group.field): \(kind)\(group.naming.isEmpty ? "" : ", by \(group.naming) name")")
+            for (path, column) in group.columns {
+                lines.append("    \(path) → \(column.map { SQLIdentifier.quote($0) } ?? "no column (--alter adds it)")")
+            }
+            if let enumGroup {
+                lines.append("    a case clears the others among \(enumGroup.columns.joined(separator: ", ")): --enum \(enumGroup)")
+            }
+        }
+        if let problem = sample.problem { lines.append("an import would stop: \(problem)") }
+        return lines.joined(separator: "\n")
     }
 
     static func describe(_ schema: TableSchema) -> String {

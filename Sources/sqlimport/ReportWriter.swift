@@ -22,6 +22,14 @@ enum ReportWriter {
         /// `--resume`: inputs that changed since the interrupted run, imported from their
         /// first record.
         var restartedInputs: [String]?
+        /// Schema changes the run made: the table it created, columns `--alter` added,
+        /// the index it created, the indexes a first load dropped and rebuilt.
+        var createdTable: String?
+        var addedColumns: [String]?
+        var createdIndex: String?
+        var deferredIndexes: [String]?
+        /// Enum groups applied (`--enum`, or recognised), as `FIELD=COL,COL`.
+        var enumGroups: [String]?
         var warnings: [String]
         var startedAt: Date
         var finishedAt: Date
@@ -37,7 +45,9 @@ enum ReportWriter {
             exitCode: exitCode, error: error, database: summary.database, table: summary.table, inputs: summary.inputs,
             conflictTarget: summary.conflictTarget, conflictPredicate: summary.conflictPredicate, fallbackKey: summary.fallbackKey,
             merge: summary.merge, strategy: summary.strategy, rowsPerStatement: summary.rowsPerStatement, counts: summary.counts, resumedRecords: summary.resumedRecords,
-            restartedInputs: summary.restartedInputs, warnings: summary.warnings, startedAt: summary.startedAt, finishedAt: summary.finishedAt, durationSeconds: seconds,
+            restartedInputs: summary.restartedInputs, createdTable: summary.createdTable, addedColumns: summary.addedColumns,
+            createdIndex: summary.createdIndex, deferredIndexes: summary.deferredIndexes, enumGroups: summary.enumGroups,
+            warnings: summary.warnings, startedAt: summary.startedAt, finishedAt: summary.finishedAt, durationSeconds: seconds,
             rowsPerSecond: Double(summary.counts.read) / seconds,
             megabytesPerSecond: Double(summary.bytesRead) / 1_000_000 / seconds, dryRun: summary.dryRun)
         try emit(report, to: destination)

@@ -15,16 +15,30 @@ extension Database {
     ///
     /// Runs in a savepoint (or a transaction when none is open): on error nothing of the
     /// call is applied. A missing table is created from the values, as the CLI does.
+    ///
+    /// A nested struct or enum whose property name is not a column of an existing table
+    /// is flattened as `--flatten` does (SQLiteData's shapes): a `@Selection` column
+    /// group fills its columns by leaf name (`timestamps.createdAt` → `createdAt`), an
+    /// enum with associated values fills its case's columns and sets the other cases'
+    /// columns to NULL. Name an enum's columns with `enums` (as `--enum` does) when the
+    /// values may not show every case; otherwise they are recognised as the CLI does. A
+    /// nested value whose property names a column, or any nested value when the table
+    /// is created, is stored as JSON text.
     @discardableResult
     public func bulkUpsert<Values: Sequence>(
-        _ values: Values, into table: String, onConflict key: [String]? = nil, merge: MergePolicy = .replace
+        _ values: Values, into table: String, onConflict key: [String]? = nil, merge: MergePolicy = .replace,
+        enums: [EnumGroup] = []
     ) throws -> ImportSummary where Values.Element: Encodable {
         var options = ImportOptions(inputs: ["<values>"], databasePath: "")
         options.table = table
         options.upsert = key
         options.merge = merge
         options.strategy = .typed
-        let source = EncodableBatchSource(values: values, rowsPerBatch: options.rowsPerBatch)
+        options.enumGroups = enums
+        let existing = try TableSchema.read(self, table: TableSchema.resolveName(self, requested: table))
+        options.reader.flatten = existing != nil
+        let flattens: (String) -> Bool = { key in existing.map { $0.columnIndex(named: key) == nil } ?? false }
+        let source = EncodableBatchSource(values: values, rowsPerBatch: options.rowsPerBatch, flattens: flattens)
         var summary = ImportSummary(database: "", table: table, merge: merge.description, strategy: "typed", strategyReason: "the Swift API checks every value")
         try Importer.write(from: source, options: options, table: table, in: self, summary: &summary, progress: nil)
         return summary
@@ -40,9 +54,12 @@ final class EncodableBatchSource<Values: Sequence>: BatchSource where Values.Ele
     private var finished = false
     private var spare: [RecordBatch] = []
 
-    init(values: Values, rowsPerBatch: Int) {
+    private let flattens: (String) -> Bool
+
+    init(values: Values, rowsPerBatch: Int, flattens: @escaping (String) -> Bool = { _ in false }) {
         iterator = values.makeIterator()
         self.rowsPerBatch = rowsPerBatch
+        self.flattens = flattens
     }
 
     func next() -> BatchReader.Item? {
@@ -53,7 +70,7 @@ final class EncodableBatchSource<Values: Sequence>: BatchSource where Values.Ele
         }
         let batch = spare.popLast() ?? RecordBatch()
         batch.reset(inputIndex: 0)
-        let encoder = RecordEncoder(batch: batch, namer: namer)
+        let encoder = RecordEncoder(batch: batch, namer: namer, flattens: flattens)
         do {
             while batch.rowCount < rowsPerBatch, let value = iterator.next() {
                 try encoder.encode(value)

@@ -6,13 +6,21 @@ import Foundation
 ///   TEXT (SQLite has no unsigned 64-bit integer).
 /// - `Double`/`Float` are REAL, `Bool` is 1/0, `String` is TEXT, nil is NULL.
 /// - `Date` is ISO 8601 text, `UUID` its string, `Decimal` its exact text, `Data` base64.
-/// - Nested structs, arrays and dictionaries are compact JSON text, as in JSON input.
+/// - A nested struct or enum whose key `flattens` is flattened as `--flatten` reads
+///   JSON: its fields fill columns by leaf or by prefix, an enum's case fills its case
+///   columns (`NestedFields`). Synthesized `Codable` writes an enum case as
+///   `{"note":{"_0":"x"}}`, which names the case `note`.
+/// - Other nested values (arrays, dictionaries, structs of a JSON column) are compact
+///   JSON text, as in JSON input.
 struct RecordEncoder {
     let batch: RecordBatch
     let namer: ColumnNamer
+    /// Whether the nested value of a top-level key is flattened.
+    var flattens: (String) -> Bool = { _ in false }
 
     func encode<Value: Encodable>(_ value: Value) throws {
         let sink = FieldSink(batch: batch, namer: namer)
+        sink.flattens = flattens
         batch.beginRow()
         do {
             try value.encode(to: TopLevelEncoder(sink: sink))
@@ -29,6 +37,9 @@ final class FieldSink {
     let batch: RecordBatch
     let namer: ColumnNamer
     var slot = 0
+    var flattens: (String) -> Bool = { _ in false }
+    /// Scratch for the field names of flattened values.
+    private let keys = ByteStore(capacity: 64)
     private let jsonEncoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -45,6 +56,28 @@ final class FieldSink {
         let column = Array(key.utf8).withUnsafeBufferPointer { namer.column(for: $0, slot: slot, batch: batch) }
         slot += 1
         batch.set(column: column, cell)
+    }
+
+    /// Sets `value`'s fields under `key` when it is a nested object to flatten; false
+    /// when it is not (the caller stores it as one value).
+    func setFlattened<Value: Encodable>(_ key: String, _ value: Value) throws -> Bool {
+        switch value {
+        case is Date, is UUID, is Decimal, is Data, is URL: return false
+        default: break
+        }
+        guard flattens(key) else { return false }
+        let json = try jsonEncoder.encode(value)
+        guard json.first == UInt8(ascii: "{") else { return false }
+        try Array(json).withUnsafeBufferPointer { buffer in
+            var scanner = JSONScanner(buffer, endIsFinal: true, flatten: true, keys: keys)
+            do {
+                try scanner.parseNestedObject(into: batch, namer: namer, prefix: key, slot: &slot)
+            } catch {
+                throw EncodingError.invalidValue(
+                    value, EncodingError.Context(codingPath: [], debugDescription: "\(key) did not encode as a JSON object sqlimport can read"))
+            }
+        }
+        return true
     }
 
     func text(_ text: String, kind: CellKind = .text) -> Cell {
@@ -125,7 +158,10 @@ private struct FieldContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
             sink.set(key.stringValue, sink.text(String(value), kind: .numberAsText))
         }
     }
-    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws { sink.set(key.stringValue, try sink.cell(for: value)) }
+    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+        if try sink.setFlattened(key.stringValue, value) { return }
+        sink.set(key.stringValue, try sink.cell(for: value))
+    }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
         preconditionFailure("encode nested values with encode(_:forKey:); they are stored as JSON text")

@@ -22,6 +22,11 @@ public struct ImportOptions: Sendable {
     /// `--infer-rows all`: read every input once to type the new table's columns from
     /// all its records, then load it (regular files only).
     public static let inferFromAllRecords = Int.max
+    /// `--flatten-by`: how a nested field (`reader.flatten`) finds its column in an
+    /// existing table (`FlattenNaming`). A table the run creates is always by prefix.
+    public var flattenNaming = FlattenNaming.auto
+    /// `--enum FIELD=COL,...`: enum case columns (`EnumGroup`). Implies `reader.flatten`.
+    public var enumGroups: [EnumGroup] = []
     /// `--pk`: primary key of a table created by the run.
     public var primaryKey: [String] = []
     /// `--type col=TYPE`: declared types that override inference.

@@ -23,7 +23,9 @@ extension ImportRun {
             defer { swap(&plan, &batchPlan) }
             plan.shapes.removeAll(keepingCapacity: true)
             plan.inside.removeAll(keepingCapacity: true)
+            let hasEnums = !enumCaseOfInput.isEmpty
             for row in firstRow ..< batch.rowCount {
+                if hasEnums { try checkEnumCases(row: row, of: batch, inputName: inputName) }
                 let shape = session.shape(of: row, in: batch)
                 if shape.inputColumns.isEmpty { throw ImportError.emptyRecord(batch.position(row: row, inputName: inputName)) }
                 var inside = true

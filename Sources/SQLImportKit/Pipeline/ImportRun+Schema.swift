@@ -181,8 +181,10 @@ extension ImportRun {
         guard first < columnNames.count else { return }
         try checkFieldNames(Array(columnNames[first...]))
         var unknown: [Int] = []
+        // A table this run created has its nested fields' prefixed names.
+        let nested = NestedFields(schema: schema, naming: summary.createdTable != nil ? .prefix : options.flattenNaming)
         for input in first ..< columnNames.count {
-            if let index = schema.columnIndex(named: columnNames[input]), schema.columns[index].isWritable {
+            if let index = try nested.column(for: fieldNames[input]) {
                 tableColumnOfInput.append(index)
             } else {
                 tableColumnOfInput.append(nil)
@@ -218,14 +220,89 @@ extension ImportRun {
         for (input, column) in tableColumnOfInput.enumerated() {
             guard let column else { continue }
             if let other = owner[column], other != input {
+                let fields = [fieldNames[other], fieldNames[input]]
+                if fields.contains(where: { FieldPath.components($0).count > 1 }) {
+                    throw NestedFieldError.sameColumn(fields: fields.map(FieldPath.dotted), column: schema.columns[column].name, table: table)
+                }
                 throw SchemaError.fieldsCollide(table: table, fields: [columnNames[other], columnNames[input]], column: schema.columns[column].name)
             }
             owner[column] = input
         }
+        try mapEnumCases(from: first, of: batch, schema: schema)
         if let session {
             for input in first ..< columnNames.count {
                 if let column = tableColumnOfInput[input] { session.map(input: input, toTableColumn: column) }
             }
+        }
+    }
+
+    /// Ties the input columns from `first` on to the enum groups: `--enum`, and on the
+    /// first batch the groups it shows (`NestedFields.inferEnums`). A column of a group's
+    /// field must fill one of the group's columns.
+    func mapEnumCases(from first: Int, of batch: RecordBatch, schema: TableSchema) throws {
+        guard options.reader.flatten else { return }
+        if first == 0 {
+            var groups: [EnumGroup] = []
+            for declared in options.enumGroups {
+                var group = declared
+                group.columns = try declared.columns.map { name in
+                    guard let index = schema.columnIndex(named: name) else {
+                        throw NestedFieldError.badEnumColumn(group: declared.description, column: name, table: table, reason: "does not exist")
+                    }
+                    guard NestedFields.isCaseColumn(index, in: schema) else {
+                        throw NestedFieldError.badEnumColumn(
+                            group: declared.description, column: name, table: table, reason: "cannot hold NULL, or is a key or generated column")
+                    }
+                    return schema.columns[index].name
+                }
+                groups.append(group)
+            }
+            let inferred = try NestedFields.inferEnums(
+                schema: schema, fieldNames: fieldNames, tableColumnOfInput: tableColumnOfInput, declared: options.enumGroups, presence: NestedFields.presence(in: batch))
+            for group in inferred {
+                summary.warnings.append(
+                    "field \(group.field) was read as an enum, its cases filling \(group.columns.joined(separator: ", ")): a record's case sets the others to NULL (recognised in the first \(batch.rowCount) records; pass --enum \(group) to declare it)")
+            }
+            groups += inferred
+            enumGroups = groups
+            summary.enumGroups = groups.map(\.description)
+        }
+        guard !enumGroups.isEmpty else { return }
+        var changed = first == 0
+        for input in first ..< fieldNames.count {
+            for (index, group) in enumGroups.enumerated() {
+                guard let caseName = NestedFields.caseName(of: fieldNames[input], in: group.field) else { continue }
+                let column = tableColumnOfInput[input].map { schema.columns[$0].name.lowercased() }
+                guard let column, group.columns.contains(where: { $0.lowercased() == column }) else {
+                    let row = (0 ..< batch.rowCount).first { batch.cell(row: $0, column: input).kind != .absent } ?? 0
+                    throw NestedFieldError.unknownCase(
+                        batch.position(row: row, inputName: inputNames[batch.inputIndex]), field: group.field, caseName: caseName,
+                        group: group.description)
+                }
+                enumCaseOfInput[input] = (index, caseName)
+                changed = true
+            }
+        }
+        if changed, let session { configureEnumGroups(session, schema: schema) }
+    }
+
+    func configureEnumGroups(_ session: WriteSession, schema: TableSchema) {
+        guard !enumGroups.isEmpty else { return }
+        session.setEnumGroups(
+            enumGroups.map { group in group.columns.map { schema.columnIndex(named: $0)! } },
+            groupOfInput: enumCaseOfInput.mapValues(\.group))
+    }
+
+    /// Refuses a record holding two cases of one enum.
+    func checkEnumCases(row: Int, of batch: RecordBatch, inputName: String) throws {
+        var seen: [Int: String] = [:]
+        for (input, member) in enumCaseOfInput where batch.cell(row: row, column: input).kind != .absent {
+            if let other = seen[member.group], other != member.caseName {
+                throw NestedFieldError.twoCases(
+                    batch.position(row: row, inputName: inputName), field: enumGroups[member.group].field,
+                    cases: [other, member.caseName].sorted())
+            }
+            seen[member.group] = member.caseName
         }
     }
 
@@ -291,6 +368,7 @@ extension ImportRun {
         for (input, column) in tableColumnOfInput.enumerated() {
             if let column { session.map(input: input, toTableColumn: column) }
         }
+        configureEnumGroups(session, schema: schema)
         var kind = options.strategy
         if kind == .auto {
             let choice = WriteStrategyKind.choose(tableWasEmpty: tableWasEmpty, maintainsIndexes: try maintainsSecondaryIndexes())

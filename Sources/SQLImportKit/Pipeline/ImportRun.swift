@@ -21,8 +21,17 @@ final class ImportRun {
     var strategy: WriteStrategy = CachedStatementStrategy()
     var tableWasEmpty = true
     var inputNames: [String] = []
-    /// Input column names, by column number.
+    /// Input column names, by column number: a nested field (`--flatten`) by its
+    /// prefixed name (`meta_color`), the name a table created by the run gives it.
     var columnNames: [String] = []
+    /// Input field names as the reader gave them: a nested field by its path
+    /// (`FieldPath`), which `NestedFields` maps by leaf or by prefix.
+    var fieldNames: [String] = []
+    /// Enum groups (`--enum`, or recognised in the first batch), once the columns are mapped.
+    var enumGroups: [EnumGroup] = []
+    /// For each input column of an enum group's field: the group (index into
+    /// `enumGroups`) and the case it belongs to.
+    var enumCaseOfInput: [Int: (group: Int, caseName: String)] = [:]
     /// Table column of each mapped input column, by column number; nil when dropped.
     var tableColumnOfInput: [Int?] = []
 
@@ -154,7 +163,8 @@ final class ImportRun {
     }
 
     func account(_ batch: RecordBatch) throws {
-        columnNames.append(contentsOf: batch.newColumns)
+        fieldNames.append(contentsOf: batch.newColumns)
+        columnNames.append(contentsOf: batch.newColumns.map(FieldPath.prefixName))
         summary.counts.read += batch.rowCount + batch.rejects.count
         for record in batch.rejects { try reject(record) }
         summary.counts.numbersKeptAsText += batch.numbersKeptAsText

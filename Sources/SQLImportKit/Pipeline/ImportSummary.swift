@@ -27,6 +27,8 @@ public struct ImportSummary: Sendable, Codable {
     public var createdIndex: String?
     /// Secondary indexes built after the load instead of row by row (a first load).
     public var deferredIndexes: [String] = []
+    /// Enum groups the run applied (`--enum`, or recognised), as `FIELD=COL,COL`.
+    public var enumGroups: [String] = []
     /// The upsert statement of the first record shape, for `--dry-run`.
     public var statementSQL: String?
     public var dryRun = false

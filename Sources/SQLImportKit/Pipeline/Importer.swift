@@ -17,6 +17,8 @@ public final class Importer {
     public let options: ImportOptions
 
     public init(options: ImportOptions) {
+        var options = options
+        if !options.enumGroups.isEmpty || options.flattenNaming != .auto { options.reader.flatten = true }
         self.options = options
     }
 
@@ -55,7 +57,7 @@ public final class Importer {
         var names: [String] = []
         var trackers: [TypeTracker] = []
         try readAll { batch in
-            names += batch.newColumns
+            names += batch.newColumns.map(FieldPath.prefixName)
             trackers += repeatElement(TypeTracker(), count: batch.newColumns.count)
             batch.bytes.withUnsafeBufferPointer { bytes in
                 for row in 0 ..< batch.rowCount {

@@ -47,7 +47,8 @@ public struct ReaderOptions: Sendable {
     public var hasHeader = true
     /// `--null TEXT`: an unquoted field equal to it is NULL.
     public var nullText: String?
-    /// `--flatten`: nested objects become `parent_child` columns.
+    /// `--flatten`: a nested object's fields fill columns by leaf name or by prefixed
+    /// name (`meta_color`), see `NestedFields`; arrays stay JSON text.
     public var flatten = false
     /// `--max-record-bytes`: a larger record is refused.
     public var maxRecordBytes = 256 << 20

@@ -23,12 +23,12 @@ struct JSONScanner {
     let maxDepth: Int
     let flatten: Bool
 
-    /// The field name being built (with `--flatten`, the `parent_child` path).
+    /// The field name being built (with `--flatten`, its path: see `FieldPath`).
     private let keyScratch: ByteStore
     private var slot = 0
 
     /// The field being parsed, for error messages.
-    var currentField: String? { keyScratch.isEmpty ? nil : keyScratch.string(0 ..< keyScratch.count) }
+    var currentField: String? { keyScratch.isEmpty ? nil : FieldPath.dotted(keyScratch.string(0 ..< keyScratch.count)) }
 
     /// - Parameter keys: scratch space for field names, reused across records.
     init(
@@ -105,6 +105,18 @@ struct JSONScanner {
         try parseMembers(into: batch, namer: namer, depth: 1)
     }
 
+    /// Parses the object at `index` into fields of the row being built, each named by
+    /// its path under `prefix` (`FieldPath`): the Swift API's nested values.
+    mutating func parseNestedObject(into batch: RecordBatch, namer: ColumnNamer, prefix: String, slot: inout Int) throws(Failure) {
+        skipWhitespace()
+        try expect(UInt8(ascii: "{"), "an object")
+        keyScratch.removeAll()
+        keyScratch.append(contentsOf: prefix.utf8)
+        self.slot = slot
+        try parseMembers(into: batch, namer: namer, depth: 1)
+        slot = self.slot
+    }
+
     private mutating func parseMembers(into batch: RecordBatch, namer: ColumnNamer, depth: Int) throws(Failure) {
         skipWhitespace()
         if try peek() == UInt8(ascii: "}") {
@@ -118,7 +130,7 @@ struct JSONScanner {
                 throw .syntax("expected a field name in double quotes, found \(Self.describe(base[index]))", at: index)
             }
             keyScratch.truncate(to: prefixLength)
-            if prefixLength > 0 { keyScratch.append(UInt8(ascii: "_")) }
+            if prefixLength > 0 { keyScratch.append(FieldPath.separator) }
             try scanString(decodingInto: keyScratch)
             skipWhitespace()
             try expect(UInt8(ascii: ":"), "':' after a field name")

@@ -46,6 +46,9 @@ public struct UpsertStatement: Sendable {
     /// Columns (lowercased) whose storage class is kept as given, so that equal values
     /// of different types (`1`, `1.0`) must still count as a change.
     let typelessColumns: Set<String>
+    /// Columns (lowercased) `SET` assigns from the record under every policy: enum case
+    /// columns, which `coalesce` must still clear (`EnumGroup`).
+    let replacedColumns: Set<String>
     /// The conflicting row's rowid as the statement names it (`"items"._rowid_`), passed
     /// to `sqlimport_outcome` last, or `NULL` for a WITHOUT ROWID table.
     let rowidExpression: String
@@ -63,9 +66,11 @@ public struct UpsertStatement: Sendable {
     ///   - typelessColumns: lowercased columns with no type affinity (untyped or `ANY`).
     public init(
         table: String, columns: [String], target: ConflictTarget?, policy: MergePolicy, guardable: Set<String> = [],
-        mayReorderKeyClauses: Bool = false, typelessColumns: Set<String> = [], rowidName: String? = nil
+        mayReorderKeyClauses: Bool = false, typelessColumns: Set<String> = [], rowidName: String? = nil,
+        replacedColumns: Set<String> = []
     ) {
         self.table = table
+        self.replacedColumns = replacedColumns
         self.columns = columns
         self.target = target
         self.policy = policy
@@ -87,7 +92,8 @@ public struct UpsertStatement: Sendable {
         } else {
             fallback = UpsertStatementFallback(
                 UpsertStatement(
-                    table: table, columns: columns, target: target, policy: policy, typelessColumns: typelessColumns, rowidName: rowidName))
+                    table: table, columns: columns, target: target, policy: policy, typelessColumns: typelessColumns, rowidName: rowidName,
+                    replacedColumns: replacedColumns))
         }
     }
 
@@ -188,7 +194,8 @@ public struct UpsertStatement: Sendable {
     /// The value `SET` would give `column`.
     private func newValue(_ column: String) -> String {
         let quoted = SQLIdentifier.quote(column)
-        return policy == .coalesce ? "coalesce(excluded.\(quoted), \(quoted))" : "excluded.\(quoted)"
+        return policy == .coalesce && !replacedColumns.contains(column.lowercased())
+            ? "coalesce(excluded.\(quoted), \(quoted))" : "excluded.\(quoted)"
     }
 
     /// True when every one of `columns` already holds the matching one of `values`,

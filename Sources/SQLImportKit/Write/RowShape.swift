@@ -4,7 +4,8 @@ import GRDBSQLite
 /// records. Records that lack a field are written by a statement without that column,
 /// so the column keeps its default on insert and its stored value on update.
 final class RowShape {
-    /// Input column numbers, in table-column order.
+    /// Input column numbers, in table-column order (from `WriteSession.clearedInputBase`
+    /// on: an enum case column the record clears).
     let inputColumns: [Int]
     /// Positions in `TableSchema.columns`, parallel to `inputColumns`.
     let tableColumns: [Int]
@@ -39,7 +40,7 @@ final class RowShape {
     ///   - mayReorderKeyClauses: whether the primary-key clause may come first.
     init(
         inputColumns: [Int], tableColumns: [Int], schema: TableSchema, target: ConflictTarget?, policy: MergePolicy,
-        guardable: Set<String>, mayReorderKeyClauses: Bool, rowidName: String?
+        guardable: Set<String>, mayReorderKeyClauses: Bool, rowidName: String?, replacedColumns: Set<String> = []
     ) {
         self.inputColumns = inputColumns
         self.tableColumns = tableColumns
@@ -52,7 +53,8 @@ final class RowShape {
         let typeless = zip(names, affinities).filter { $0.1 == .blob }.map { $0.0.lowercased() }
         statement = UpsertStatement(
             table: schema.name, columns: names, target: target, policy: policy, guardable: guardable,
-            mayReorderKeyClauses: mayReorderKeyClauses, typelessColumns: Set(typeless), rowidName: rowidName)
+            mayReorderKeyClauses: mayReorderKeyClauses, typelessColumns: Set(typeless), rowidName: rowidName,
+            replacedColumns: replacedColumns)
     }
 
     func finalize() {

@@ -53,6 +53,17 @@ final class WriteSession {
     /// True when repeated keys are counted by rowid (`TouchedRows`) inside SQLite.
     var tracksRowids: Bool { counters.touched != nil }
     private var savepointStatements: [OpaquePointer] = []
+    /// The table columns of each enum group (`EnumGroup`), and the group of each input
+    /// column of a group's field: a record with a case gets every other column of its
+    /// group as NULL, through a shape position whose input is `clearedInput(column)`.
+    private(set) var enumColumns: [[Int]] = []
+    private var enumGroupOfInput: [Int: Int] = [:]
+    /// Lowercased columns `SET` always assigns from the record, whatever the policy:
+    /// enum case columns (a case switch under `coalesce` still clears the old case).
+    private(set) var replacedColumns: Set<String> = []
+    /// Input column numbers from here on name no field: `batch.cell` finds them absent,
+    /// which binds as NULL.
+    static let clearedInputBase = 1 << 40
 
     init(
         db: Database, schema: TableSchema, target: ConflictTarget?, policy: MergePolicy, guardable: Set<String> = [],
@@ -108,6 +119,16 @@ final class WriteSession {
         }
     }
 
+    /// Sets the enum groups (see `enumColumns`); shapes are rebuilt.
+    func setEnumGroups(_ columns: [[Int]], groupOfInput: [Int: Int]) {
+        for shape in shapes.values { shape.finalize() }
+        shapes.removeAll()
+        lastShape = nil
+        enumColumns = columns
+        enumGroupOfInput = groupOfInput
+        replacedColumns = Set(columns.joined().map { schema.columns[$0].name.lowercased() })
+    }
+
     func map(input: Int, toTableColumn table: Int) {
         mapping.append((input, table))
         mapping.sort { $0.table < $1.table }
@@ -119,6 +140,7 @@ final class WriteSession {
     /// The shape of `row`: which mapped columns it supplies.
     @inline(__always)
     func shape(of row: Int, in batch: RecordBatch) -> RowShape {
+        if !enumColumns.isEmpty { return shapeClearingEnumCases(of: row, in: batch) }
         if let last = lastShape, matches(last, row: row, batch: batch) { return last }
         shapeKey.removeAll(keepingCapacity: true)
         for pair in mapping where batch.cell(row: row, column: pair.input).kind != .absent {
@@ -129,9 +151,36 @@ final class WriteSession {
             return known
         }
         let tableColumns = shapeKey.map { input in mapping.first { $0.input == input }!.table }
+        return makeShape(tableColumns: tableColumns)
+    }
+
+    /// `shape(of:in:)` with enum groups: the columns of a group the record has a case of,
+    /// but that its case does not fill, are written as NULL.
+    private func shapeClearingEnumCases(of row: Int, in batch: RecordBatch) -> RowShape {
+        var pairs: [(input: Int, table: Int)] = []
+        var groups = Set<Int>()
+        for pair in mapping where batch.cell(row: row, column: pair.input).kind != .absent {
+            pairs.append(pair)
+            if let group = enumGroupOfInput[pair.input] { groups.insert(group) }
+        }
+        if !groups.isEmpty {
+            let filled = Set(pairs.map(\.table))
+            for group in groups.sorted() {
+                for column in enumColumns[group] where !filled.contains(column) {
+                    pairs.append((Self.clearedInputBase + column, column))
+                }
+            }
+            pairs.sort { $0.table < $1.table }
+        }
+        shapeKey = pairs.map(\.input)
+        if let known = shapes[shapeKey] { return known }
+        return makeShape(tableColumns: pairs.map(\.table))
+    }
+
+    private func makeShape(tableColumns: [Int]) -> RowShape {
         let shape = RowShape(
             inputColumns: shapeKey, tableColumns: tableColumns, schema: schema, target: target, policy: policy, guardable: guardable,
-            mayReorderKeyClauses: mayReorderKeyClauses, rowidName: rowidName)
+            mayReorderKeyClauses: mayReorderKeyClauses, rowidName: rowidName, replacedColumns: replacedColumns)
         shapes[shapeKey] = shape
         lastShape = shape
         return shape

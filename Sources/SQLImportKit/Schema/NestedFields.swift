@@ -1,0 +1,354 @@
+/// Nested objects under `--flatten`, and the two shapes SQLiteData gives them in a table
+/// (seed 004):
+///
+/// - **Column groups.** A `@Selection struct Timestamps { createdAt; updatedAt }` stored
+///   as the field `timestamps` has the columns `createdAt` and `updatedAt`, without a
+///   prefix. `{"timestamps":{"createdAt":…}}` fills `createdAt` (*by leaf*).
+/// - **Prefixed columns.** `{"meta":{"color":…}}` fills `meta_color` (*by prefix*), the
+///   name a table created by `--flatten` gets.
+/// - **Enum tables** (single-table inheritance). `enum Kind { case link(URL), note(String) }`
+///   is one nullable column per case, exactly one of them non-null. `{"kind":{"note":"x"}}`
+///   (or Swift `Codable`'s `{"kind":{"note":{"_0":"x"}}}`) fills `note` and sets every
+///   other column of the group to NULL, so that a row switching from `link` to `note`
+///   never holds both (`EnumGroup`).
+///
+/// The reader names a flattened field by its path, the components joined by
+/// `FieldPath.separator`; the mapping onto table columns happens here, once the table is
+/// known.
+public enum FlattenNaming: String, Sendable, CaseIterable {
+    /// By leaf where the table has the leaf's column, by prefix where it has that one;
+    /// both is an ambiguity, an error naming the two columns.
+    case auto
+    /// Always by leaf (`createdAt`).
+    case leaf
+    /// Always by prefix (`timestamps_createdAt`).
+    case prefix
+}
+
+/// The path of a flattened field, as the reader names it.
+enum FieldPath {
+    /// Joins path components in a field's name. A control character: JSON keys cannot
+    /// hold it unescaped, and no real key escapes it.
+    static let separator: UInt8 = 0x1F
+    static let separatorString = "\u{1F}"
+
+    /// The components of a field name; one for a field that was not nested.
+    static func components(_ name: String) -> [String] {
+        name.contains(separatorString) ? name.components(separatedBy: separatorString) : [name]
+    }
+
+    /// The components without Swift `Codable`'s `_0` wrapper of an enum case's unnamed
+    /// associated value (`{"note":{"_0":"x"}}` is the case `note` holding `"x"`).
+    static func meaningful(_ components: [String]) -> [String] {
+        guard components.count > 1 else { return components }
+        return [components[0]] + components.dropFirst().filter { $0 != "_0" }
+    }
+
+    /// The field's column name by prefix: `meta_color`; the name itself when not nested.
+    static func prefixName(_ name: String) -> String {
+        let parts = components(name)
+        return parts.count == 1 ? name : meaningful(parts).joined(separator: "_")
+    }
+
+    /// `timestamps.createdAt`, for messages.
+    static func dotted(_ name: String) -> String {
+        components(name).joined(separator: ".")
+    }
+}
+
+/// An enum's case columns (`--enum kind=link,note,image`): a record that sets one case
+/// sets the others to NULL, in every strategy and every merge policy (under `coalesce`
+/// too: a case switch is not a missing value).
+public struct EnumGroup: Sendable, Equatable, CustomStringConvertible {
+    /// The record's field that holds the case object (`kind`).
+    public var field: String
+    /// Every column of every case, as the table names them. A case with a grouped
+    /// payload (`case image(Image)` with `caption` and `url`) contributes each of them.
+    public var columns: [String]
+
+    public init(field: String, columns: [String]) {
+        self.field = field
+        self.columns = columns
+    }
+
+    /// Parses `kind=link,note,image`.
+    public init(argument: String) throws(NestedFieldError) {
+        let parts = argument.split(separator: "=", maxSplits: 1).map(String.init)
+        guard parts.count == 2, !parts[0].isEmpty else { throw .invalidEnumOption(argument) }
+        let columns = parts[1].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        guard !columns.isEmpty, !columns.contains(where: \.isEmpty) else { throw .invalidEnumOption(argument) }
+        self.init(field: parts[0], columns: columns)
+    }
+
+    /// `kind=link,note,image`, as `--enum` takes it.
+    public var description: String { "\(field)=\(columns.joined(separator: ","))" }
+}
+
+/// Maps flattened fields onto a table's columns and recognises enum groups.
+struct NestedFields {
+    let schema: TableSchema
+    let naming: FlattenNaming
+
+    /// The table column a flattened field fills, or nil when the table has none (the
+    /// field is then unknown: `--alter` adds its prefixed name).
+    /// - Throws: `NestedFieldError.ambiguous` when, under `auto`, the table has both the
+    ///   leaf's column and the prefixed one.
+    func column(for name: String) throws(NestedFieldError) -> Int? {
+        let parts = FieldPath.meaningful(FieldPath.components(name))
+        guard parts.count > 1 else { return writable(parts[0]) }
+        let leaf = parts[parts.count - 1]
+        let prefix = parts.joined(separator: "_")
+        switch naming {
+        case .leaf: return writable(leaf)
+        case .prefix: return writable(prefix)
+        case .auto:
+            let byLeaf = writable(leaf)
+            let byPrefix = writable(prefix)
+            if let byLeaf, let byPrefix, byLeaf != byPrefix {
+                throw .ambiguous(
+                    field: FieldPath.dotted(name), table: schema.name,
+                    candidates: [schema.columns[byLeaf].name, schema.columns[byPrefix].name])
+            }
+            return byLeaf ?? byPrefix
+        }
+    }
+
+    private func writable(_ name: String) -> Int? {
+        guard let index = schema.columnIndex(named: name), schema.columns[index].isWritable else { return nil }
+        return index
+    }
+
+    /// The case a flattened field belongs to, when its first component is `group`'s
+    /// field: `kind.image._0.caption` is the case `image`.
+    static func caseName(of name: String, in field: String) -> String? {
+        let parts = FieldPath.meaningful(FieldPath.components(name))
+        guard parts.count > 1, parts[0].lowercased() == field.lowercased() else { return nil }
+        return parts[1]
+    }
+
+    /// Enum groups a sample shows, for fields no `--enum` declares. A nested field is an
+    /// enum candidate when its fields fill columns by leaf name (as SQLiteData names
+    /// case columns), every sampled record that has it holds exactly one case there,
+    /// and every case fills nullable columns that nothing else in the input fills.
+    /// - With two cases or more, and no other nullable column beside or between them
+    ///   that the input leaves alone, it is an enum of the cases' columns.
+    /// - When the table has such columns, which could be cases the sample did not show,
+    ///   the run stops and asks for `--enum` rather than guess which to clear.
+    /// - With one case and no such column there is nothing to clear.
+    ///
+    /// - Parameters:
+    ///   - fieldNames: the input's field names (paths) by column number.
+    ///   - tableColumnOfInput: each field's table column, nil when it has none.
+    ///   - presence: calls its argument with each sampled record's present columns.
+    static func inferEnums(
+        schema: TableSchema, fieldNames: [String], tableColumnOfInput: [Int?], declared: [EnumGroup],
+        presence: ((Set<Int>) -> Void) -> Void
+    ) throws(NestedFieldError) -> [EnumGroup] {
+        // Nested fields by their first component, with their case and table column.
+        var fields: [String: [(input: Int, caseName: String, column: Int)]] = [:]
+        var fieldOrder: [String] = []
+        let declaredFields = Set(declared.map { $0.field.lowercased() })
+        var filledElsewhere = Set<Int>()
+        var notByLeaf = Set<String>()
+        for (input, name) in fieldNames.enumerated() {
+            guard input < tableColumnOfInput.count, let column = tableColumnOfInput[input] else { continue }
+            let parts = FieldPath.meaningful(FieldPath.components(name))
+            guard parts.count > 1, !declaredFields.contains(parts[0].lowercased()) else {
+                filledElsewhere.insert(column)
+                continue
+            }
+            if fields[parts[0]] == nil { fieldOrder.append(parts[0]) }
+            fields[parts[0], default: []].append((input, parts[1], column))
+            if schema.columns[column].name.lowercased() != parts[parts.count - 1].lowercased() { notByLeaf.insert(parts[0]) }
+        }
+        var candidates = Set(fieldOrder.filter { !notByLeaf.contains($0) })
+        guard !candidates.isEmpty else { return [] }
+        var casesSeen: [String: Set<String>] = [:]
+        presence { present in
+            for field in candidates {
+                var cases = Set<String>()
+                for member in fields[field]! where present.contains(member.input) { cases.insert(member.caseName) }
+                if cases.count > 1 {
+                    candidates.remove(field)
+                } else if let only = cases.first {
+                    casesSeen[field, default: []].insert(only)
+                }
+            }
+        }
+        var groups: [EnumGroup] = []
+        for field in fieldOrder where candidates.contains(field) {
+            guard let seen = casesSeen[field] else { continue }
+            let columns = Set(fields[field]!.map(\.column))
+            guard columns.allSatisfy({ isCaseColumn($0, in: schema) }), columns.isDisjoint(with: filledElsewhere) else { continue }
+            // Nullable columns beside or between the cases' columns, which nothing in
+            // the input fills, may be cases the sample did not show.
+            let sorted = columns.sorted()
+            // A column with the field's prefix (`kind_note`) is the prefixed spelling, not a case.
+            let prefixed = field.lowercased() + "_"
+            func isOther(_ index: Int) -> Bool {
+                !columns.contains(index) && !filledElsewhere.contains(index) && isCaseColumn(index, in: schema)
+                    && !schema.columns[index].name.lowercased().hasPrefix(prefixed)
+            }
+            var others: [Int] = []
+            var index = sorted.first! - 1
+            while index >= 0, isOther(index) {
+                others.append(index)
+                index -= 1
+            }
+            others += (sorted.first! ... sorted.last!).filter(isOther)
+            index = sorted.last! + 1
+            while index < schema.columns.count, isOther(index) {
+                others.append(index)
+                index += 1
+            }
+            let names = sorted.map { schema.columns[$0].name }
+            if !others.isEmpty {
+                throw .enumNeedsDeclaring(
+                    field: field, seen: seen.sorted(), caseColumns: names, columns: (sorted + others).sorted().map { schema.columns[$0].name }, table: schema.name)
+            }
+            if seen.count >= 2 { groups.append(EnumGroup(field: field, columns: names)) }
+        }
+        return groups
+    }
+
+    /// Calls its argument with the present columns of each record of `batch`
+    /// (`inferEnums`' `presence`).
+    static func presence(in batch: RecordBatch) -> ((Set<Int>) -> Void) -> Void {
+        { visit in
+            for row in 0 ..< batch.rowCount {
+                var present = Set<Int>()
+                for column in 0 ..< batch.rowEnd(row) - batch.rowStarts[row] where batch.cell(row: row, column: column).kind != .absent {
+                    present.insert(column)
+                }
+                visit(present)
+            }
+        }
+    }
+
+    /// A column an enum case may fill: nullable, writable, not a key.
+    static func isCaseColumn(_ index: Int, in schema: TableSchema) -> Bool {
+        let column = schema.columns[index]
+        return !column.notNull && column.isWritable && column.primaryKeyPosition == 0
+    }
+}
+
+/// Errors of nested fields and enum groups. Each says how to fix the problem.
+public enum NestedFieldError: Error, Sendable, CustomStringConvertible {
+    /// Under `--flatten` (auto), the table has both columns a nested field could fill.
+    case ambiguous(field: String, table: String, candidates: [String])
+    /// `--enum` that is not `FIELD=COL,COL[,...]`.
+    case invalidEnumOption(String)
+    /// `--enum` names a column the table lacks, or one that cannot hold NULL.
+    case badEnumColumn(group: String, column: String, table: String, reason: String)
+    /// A record holds two cases of one enum.
+    case twoCases(SourcePosition, field: String, cases: [String])
+    /// A record's case fills a column outside the enum's columns.
+    case unknownCase(SourcePosition, field: String, caseName: String, group: String)
+    /// Two nested fields (or one and a plain field) fill one column.
+    case sameColumn(fields: [String], column: String, table: String)
+    /// The sample looks like an enum, but the table has more nullable columns beside
+    /// its cases: which of them to clear is not guessed.
+    case enumNeedsDeclaring(field: String, seen: [String], caseColumns: [String], columns: [String], table: String)
+
+    public var description: String {
+        switch self {
+        case .ambiguous(let field, let table, let candidates):
+            return "field \(field) could fill column \(SQLIdentifier.quote(candidates[0])) (by its leaf name) or \(SQLIdentifier.quote(candidates[1])) (by its prefixed name) of \(SQLIdentifier.quote(table)); pass --flatten-by leaf or --flatten-by prefix to choose"
+        case .invalidEnumOption(let text):
+            return "--enum \(text): expected FIELD=COLUMN,COLUMN[,...] naming the field that holds the case and every column of every case, for example --enum kind=link,note,image"
+        case .badEnumColumn(let group, let column, let table, let reason):
+            return "--enum \(group): column \(SQLIdentifier.quote(column)) of \(SQLIdentifier.quote(table)) \(reason); list only the nullable columns that hold the enum's cases"
+        case .twoCases(let position, let field, let cases):
+            return "\(position): field \(field) holds the cases \(cases.joined(separator: " and ")); an enum value has exactly one case"
+        case .unknownCase(let position, let field, let caseName, let group):
+            return "\(position): \(field).\(caseName) is not a case of the enum \(group); add its column to --enum, or fix the record"
+        case .sameColumn(let fields, let column, let table):
+            return "fields \(fields.joined(separator: " and ")) both fill column \(SQLIdentifier.quote(column)) of \(SQLIdentifier.quote(table)); pass --flatten-by prefix to map nested fields by their prefixed names, or rename one in the input"
+        case .enumNeedsDeclaring(let field, let seen, let caseColumns, let columns, let table):
+            return "field \(field) looks like an enum (each record holds one case: \(seen.joined(separator: ", "))), and nullable columns of \(SQLIdentifier.quote(table)) beside its cases may be cases the input did not show, which a case switch must clear; declare the enum's columns with --enum \(field)=\(columns.joined(separator: ",")) (keep only the enum's), or --enum \(field)=\(caseColumns.joined(separator: ",")) to clear none of the others"
+        }
+    }
+}
+
+/// What `--flatten` would make of a sample of an input against a table, for
+/// `sqlimport inspect --sample`: each nested field's columns, and the enums.
+public struct NestedFieldsSample: Sendable {
+    /// A nested field and the columns its fields fill (`nil`: no column; `--alter` adds
+    /// the prefixed name).
+    public struct Group: Sendable {
+        public var field: String
+        public var columns: [(path: String, column: String?)]
+        /// `leaf`, `prefix`, or both when its fields differ.
+        public var naming: String
+    }
+
+    public var records = 0
+    public var groups: [Group] = []
+    /// `--enum` groups and the ones the sample shows.
+    public var enums: [EnumGroup] = []
+    /// Why the mapping would stop a run (an ambiguity, an enum to declare), when it would.
+    public var problem: String?
+
+    /// Reads the first `records` records of `input` as `--flatten` does and maps their
+    /// nested fields onto `schema`.
+    public static func read(
+        input: String, reader: ReaderOptions = ReaderOptions(), schema: TableSchema, naming: FlattenNaming = .auto,
+        declared: [EnumGroup] = [], records: Int = 1000
+    ) throws -> NestedFieldsSample {
+        var options = reader
+        options.flatten = true
+        let batchReader = BatchReader(paths: [input], options: options, rowsPerBatch: records, bytesPerBatch: 64 << 20)
+        batchReader.start()
+        defer { batchReader.stop() }
+        var batch: RecordBatch?
+        var names: [String] = []
+        loop: while let item = batchReader.next() {
+            switch item {
+            case .opened: continue
+            case .batch(let first):
+                batch = first
+                names = first.newColumns
+                break loop
+            case .failed(let error): throw error
+            case .finished: break loop
+            }
+        }
+        var sample = NestedFieldsSample()
+        guard let batch else { return sample }
+        sample.records = batch.rowCount
+        let nested = NestedFields(schema: schema, naming: naming)
+        var columnOfInput: [Int?] = []
+        var order: [String] = []
+        var byField: [String: Group] = [:]
+        for name in names {
+            var column: Int?
+            do {
+                column = try nested.column(for: name)
+            } catch {
+                sample.problem = sample.problem ?? error.description
+            }
+            columnOfInput.append(column)
+            let parts = FieldPath.meaningful(FieldPath.components(name))
+            guard parts.count > 1 else { continue }
+            if byField[parts[0]] == nil {
+                order.append(parts[0])
+                byField[parts[0]] = Group(field: parts[0], columns: [], naming: "")
+            }
+            let columnName = column.map { schema.columns[$0].name }
+            byField[parts[0]]!.columns.append((FieldPath.dotted(name), columnName))
+            let kind = columnName.map { $0.lowercased() == parts.joined(separator: "_").lowercased() ? "prefix" : "leaf" }
+            if let kind, !byField[parts[0]]!.naming.contains(kind) {
+                byField[parts[0]]!.naming += byField[parts[0]]!.naming.isEmpty ? kind : " and \(kind)"
+            }
+        }
+        sample.groups = order.map { byField[$0]! }
+        sample.enums = declared
+        do {
+            sample.enums += try NestedFields.inferEnums(schema: schema, fieldNames: names, tableColumnOfInput: columnOfInput, declared: declared,
+                presence: NestedFields.presence(in: batch))
+        } catch {
+            sample.problem = sample.problem ?? error.description
+        }
+        return sample
+    }
+}

@@ -1,0 +1,308 @@
+import Foundation
+import GRDB
+import Testing
+@testable import SQLImportKit
+
+/// SQLiteData's column groups and enum tables (seed 004, `fixtures/sqlitedata/`): the
+/// seed's models, as Swift's `JSONEncoder` writes them, into the seed's own tables.
+@Suite struct SQLiteDataShapeTests {
+    // The seed's models. Its `RemindersList` lacks the `isCompleted` its CREATE TABLE
+    // requires; this one has it, as the seed's `Reminder` does.
+    struct Timestamps: Codable {
+        let createdAt: Date
+        let updatedAt: Date?
+    }
+
+    struct RemindersList: Codable {
+        let id: Int
+        var name = ""
+        var isCompleted = false
+        let timestamps: Timestamps
+    }
+
+    struct Attachment: Codable {
+        let id: Int
+        let kind: Kind
+        enum Kind: Codable {
+            case link(URL)
+            case note(String)
+            case image(URL)
+        }
+    }
+
+    struct ImageAttachment: Codable {
+        let id: Int
+        let kind: Kind
+        enum Kind: Codable {
+            case link(URL)
+            case note(String)
+            case image(Image)
+        }
+        struct Image: Codable {
+            var caption = ""
+            var url: URL
+        }
+    }
+
+    static let fixtures = TestSupport.fixtures.appendingPathComponent("sqlitedata")
+    static func date(_ text: String) -> Date { ISO8601DateFormatter().date(from: text)! }
+    static func url(_ text: String) -> URL { URL(string: text)! }
+
+    static let lists = [
+        RemindersList(id: 1, name: "Home", isCompleted: false, timestamps: Timestamps(createdAt: date("2026-01-01T09:00:00Z"), updatedAt: nil)),
+        RemindersList(
+            id: 2, name: "Work", isCompleted: true,
+            timestamps: Timestamps(createdAt: date("2026-01-02T09:00:00Z"), updatedAt: date("2026-03-04T10:30:00Z"))),
+    ]
+    static let attachments = [
+        Attachment(id: 1, kind: .link(url("https://example.com/a"))),
+        Attachment(id: 2, kind: .note("buy milk")),
+        Attachment(id: 3, kind: .image(url("https://example.com/cat.png"))),
+    ]
+    static let switched = [
+        Attachment(id: 1, kind: .note("call the bank")),
+        Attachment(id: 2, kind: .image(url("https://example.com/dog.png"))),
+        Attachment(id: 3, kind: .link(url("https://example.com/b"))),
+        Attachment(id: 4, kind: .note("new")),
+    ]
+    static let imageAttachments = [
+        ImageAttachment(id: 1, kind: .link(url("https://example.com/a"))),
+        ImageAttachment(id: 2, kind: .note("buy milk")),
+        ImageAttachment(id: 3, kind: .image(.init(caption: "a cat", url: url("https://example.com/cat.png")))),
+    ]
+
+    static func jsonLines<Value: Encodable>(_ values: [Value]) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        return try values.map { String(decoding: try encoder.encode($0), as: UTF8.self) + "\n" }.joined()
+    }
+
+    /// A database with the seed's tables (`schema.sql`, or another file of the fixtures).
+    static func seedDatabase(in directory: URL, schema: String = "schema.sql") throws -> String {
+        let path = directory.appendingPathComponent("app.db").path
+        try TestSupport.createDatabase(path, schema: try String(contentsOf: fixtures.appendingPathComponent(schema), encoding: .utf8))
+        return path
+    }
+
+    static func rows(_ database: String, _ sql: String) throws -> [String] {
+        try DatabaseQueue(path: database).read { db in
+            try Row.fetchAll(db, sql: sql).map { row in row.databaseValues.map { $0.isNull ? "NULL" : "\($0.storage.value!)" }.joined(separator: "|") }
+        }
+    }
+
+    static let seedRows = ["1|https://example.com/a|NULL|NULL", "2|NULL|buy milk|NULL", "3|NULL|NULL|https://example.com/cat.png"]
+    static let switchedRows = [
+        "1|NULL|call the bank|NULL", "2|NULL|NULL|https://example.com/dog.png", "3|https://example.com/b|NULL|NULL", "4|NULL|new|NULL",
+    ]
+
+    @Test func swiftsJSONEncoderWritesTheFixturesByteForByte() throws {
+        for (file, text) in [
+            ("remindersLists.jsonl", try Self.jsonLines(Self.lists)), ("attachments.jsonl", try Self.jsonLines(Self.attachments)),
+            ("attachments-switched.jsonl", try Self.jsonLines(Self.switched)), ("attachments-image.jsonl", try Self.jsonLines(Self.imageAttachments)),
+        ] {
+            #expect(try String(contentsOf: Self.fixtures.appendingPathComponent(file), encoding: .utf8) == text, "\(file)")
+        }
+    }
+
+    @Test func theSeedsExportsReImportIntoTheSeedsTablesExactlyAndAReRunWritesNothing() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let database = try Self.seedDatabase(in: directory)
+        let lists = Self.fixtures.appendingPathComponent("remindersLists.jsonl").path
+        let attachments = Self.fixtures.appendingPathComponent("attachments.jsonl").path
+        for (input, table) in [(lists, "remindersLists"), (attachments, "attachments")] {
+            let first = try TestSupport.run([input, "--db", database, "--table", table, "--upsert", "id", "--flatten", "--report", "-"], in: directory)
+            #expect(first.status == 0, "\(first.stderr)")
+            #expect(first.stdout.contains(#""kind=link,note,image""#) == (table == "attachments"), "\(first.stdout)")
+            let again = try TestSupport.run([input, "--db", database, "--table", table, "--upsert", "id", "--flatten", "--report", "-"], in: directory)
+            #expect(again.status == 0, "\(again.stderr)")
+            #expect(again.stdout.contains(#""updated" : 0"#) && !again.stdout.contains(#""unchanged" : 0"#), "\(again.stdout)")
+        }
+        #expect(try Self.rows(database, "SELECT * FROM remindersLists ORDER BY id") == [
+            "1|Home|0|2026-01-01T09:00:00Z|NULL", "2|Work|1|2026-01-02T09:00:00Z|2026-03-04T10:30:00Z",
+        ])
+        #expect(try Self.rows(database, "SELECT * FROM attachments ORDER BY id") == Self.seedRows)
+        // The seed's second attachments table: the image case is a group of two columns.
+        let imageDirectory = directory.appendingPathComponent("image")
+        try FileManager.default.createDirectory(at: imageDirectory, withIntermediateDirectories: true)
+        let imageDatabase = try Self.seedDatabase(in: imageDirectory, schema: "schema-image.sql")
+        let result = try TestSupport.run(
+            [Self.fixtures.appendingPathComponent("attachments-image.jsonl").path, "--db", imageDatabase, "--table", "attachments", "--upsert", "id", "--flatten"],
+            in: directory)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("--enum kind=link,note,caption,url"))
+        #expect(try Self.rows(imageDatabase, "SELECT * FROM attachments ORDER BY id") == [
+            "1|https://example.com/a|NULL|NULL|NULL", "2|NULL|buy milk|NULL|NULL", "3|NULL|NULL|a cat|https://example.com/cat.png",
+        ])
+    }
+
+    @Test(arguments: [WriteStrategyKind.typed, .cached, .multirow])
+    func aCaseSwitchClearsTheOldCaseInEveryStrategyAndPolicy(strategy: WriteStrategyKind) throws {
+        let plain = Self.fixtures.appendingPathComponent("attachments.jsonl").path
+        let switchedCodable = Self.fixtures.appendingPathComponent("attachments-switched.jsonl").path
+        for (policy, expected) in [
+            (MergePolicy.replace, Self.switchedRows), (.coalesce, Self.switchedRows), (.ignore, Self.seedRows + ["4|NULL|new|NULL"]),
+        ] {
+            for declared in [true, false] {
+                let directory = TestSupport.temporaryDirectory()
+                defer { TestSupport.remove(directory) }
+                let database = try Self.seedDatabase(in: directory)
+                // The switch in the other JSON spelling: the case's value without `_0`.
+                let switchedPlain = TestSupport.write(
+                    try String(contentsOf: URL(fileURLWithPath: switchedCodable), encoding: .utf8)
+                        .replacingOccurrences(of: #"{"_0":"#, with: "").replacingOccurrences(of: "}}}", with: "}}"),
+                    to: directory.appendingPathComponent("switched.jsonl"))
+                for switched in [switchedCodable, switchedPlain] {
+                    try DatabaseQueue(path: database).write { try $0.execute(sql: "DELETE FROM attachments") }
+                    let configure: (inout ImportOptions) -> Void = { options in
+                        options.table = "attachments"
+                        options.upsert = ["id"]
+                        options.strategy = strategy
+                        options.reader.flatten = true
+                        options.usesGuardedStatements = true
+                        if declared { options.enumGroups = [EnumGroup(field: "kind", columns: ["link", "note", "image"])] }
+                    }
+                    try TestSupport.runImport([plain], database: database, configure)
+                    #expect(try Self.rows(database, "SELECT * FROM attachments ORDER BY id") == Self.seedRows)
+                    let summary = try TestSupport.runImport([switched], database: database) { options in
+                        configure(&options)
+                        options.merge = policy
+                    }
+                    #expect(try Self.rows(database, "SELECT * FROM attachments ORDER BY id") == expected, "\(policy) \(switched) declared: \(declared)")
+                    #expect(summary.counts.inserted == 1)
+                    #expect(summary.counts.updated == (policy == .ignore ? 0 : 3))
+                    #expect(summary.enumGroups == ["kind=link,note,image"])
+                }
+            }
+        }
+    }
+
+    @Test(arguments: [WriteStrategyKind.typed, .cached, .multirow])
+    func underNewerACaseSwitchesOnlyWhenTheRecordIsNewer(strategy: WriteStrategyKind) throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let database = directory.appendingPathComponent("app.db").path
+        try TestSupport.createDatabase(database, schema: """
+            CREATE TABLE "attachments" ("id" INTEGER PRIMARY KEY, "version" INTEGER NOT NULL, "link" TEXT, "note" TEXT, "image" TEXT) STRICT;
+            INSERT INTO attachments VALUES (1, 1, 'https://example.com/a', NULL, NULL), (2, 5, NULL, 'buy milk', NULL);
+            """)
+        let input = TestSupport.write(
+            #"{"id":1,"version":2,"kind":{"note":"call the bank"}}"# + "\n" + #"{"id":2,"version":4,"kind":{"link":"https://example.com/old"}}"# + "\n",
+            to: directory.appendingPathComponent("in.jsonl"))
+        let summary = try TestSupport.runImport([input], database: database) { options in
+            options.table = "attachments"
+            options.upsert = ["id"]
+            options.strategy = strategy
+            options.merge = .newer(column: "version")
+            options.enumGroups = [EnumGroup(field: "kind", columns: ["link", "note", "image"])]
+        }
+        #expect(try Self.rows(database, "SELECT * FROM attachments ORDER BY id") == ["1|2|NULL|call the bank|NULL", "2|5|NULL|buy milk|NULL"])
+        #expect(summary.counts.updated == 1)
+        #expect(summary.counts.skipped == 1)
+    }
+
+    @Test func aFieldThatCouldFillAColumnByLeafOrByPrefixIsAnErrorNamingBoth() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let database = directory.appendingPathComponent("app.db").path
+        try TestSupport.createDatabase(database, schema: #"CREATE TABLE t ("id" INTEGER PRIMARY KEY, "createdAt" TEXT, "timestamps_createdAt" TEXT)"#)
+        let input = TestSupport.write(#"{"id":1,"timestamps":{"createdAt":"x"}}"# + "\n", to: directory.appendingPathComponent("t.jsonl"))
+        let ambiguous = try TestSupport.run([input, "--db", database, "--upsert", "id", "--flatten"], in: directory)
+        #expect(ambiguous.status == 65)
+        #expect(ambiguous.stderr.contains(#"field timestamps.createdAt could fill column "createdAt""#))
+        #expect(ambiguous.stderr.contains(#""timestamps_createdAt""#) && ambiguous.stderr.contains("--flatten-by leaf"))
+        #expect(try Self.rows(database, "SELECT count(*) FROM t") == ["0"])
+        for (naming, expected) in [("leaf", "1|x|NULL"), ("prefix", "1|NULL|x")] {
+            try DatabaseQueue(path: database).write { try $0.execute(sql: "DELETE FROM t") }
+            let chosen = try TestSupport.run([input, "--db", database, "--upsert", "id", "--flatten-by", naming], in: directory)
+            #expect(chosen.status == 0, "\(chosen.stderr)")
+            #expect(try Self.rows(database, "SELECT * FROM t") == [expected])
+        }
+    }
+
+    @Test func aLeafThatTwoGroupsShareIsAnErrorNamingBoth() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let database = directory.appendingPathComponent("app.db").path
+        try TestSupport.createDatabase(database, schema: #"CREATE TABLE t ("id" INTEGER PRIMARY KEY, "at" TEXT)"#)
+        let input = TestSupport.write(#"{"id":1,"created":{"at":"1"},"updated":{"at":"2"}}"# + "\n", to: directory.appendingPathComponent("t.jsonl"))
+        let result = try TestSupport.run([input, "--db", database, "--upsert", "id", "--flatten"], in: directory)
+        #expect(result.status == 65)
+        #expect(result.stderr.contains(#"fields created.at and updated.at both fill column "at""#))
+        #expect(result.stderr.contains("--flatten-by prefix"))
+    }
+
+    @Test func aRecordWithTwoCasesOrAnUnknownCaseIsAnErrorNamingTheLine() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let database = try Self.seedDatabase(in: directory)
+        let good = #"{"id":1,"kind":{"link":"https://example.com/a"}}"#
+        for (record, message) in [
+            (#"{"id":2,"kind":{"link":"https://example.com/b","note":"x"}}"#, "field kind holds the cases link and note"),
+            (#"{"id":2,"kind":{"video":"https://example.com/v"}}"#, "kind.video is not a case of the enum kind=link,note,image"),
+        ] {
+            let input = TestSupport.write(good + "\n" + record + "\n", to: directory.appendingPathComponent("in.jsonl"))
+            let result = try TestSupport.run(
+                [input, "--db", database, "--table", "attachments", "--upsert", "id", "--enum", "kind=link,note,image", "--alter"], in: directory)
+            #expect(result.status == 65)
+            #expect(result.stderr.contains("in.jsonl:2"), "\(result.stderr)")
+            #expect(result.stderr.contains(message), "\(result.stderr)")
+            #expect(try Self.rows(database, "SELECT count(*) FROM attachments") == ["0"])
+            #expect(try Self.rows(database, "SELECT count(*) FROM pragma_table_info('attachments')") == ["4"])
+        }
+    }
+
+    @Test func anEnumWhoseOtherCasesTheInputDoesNotShowMustBeDeclared() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let database = try Self.seedDatabase(in: directory)
+        try DatabaseQueue(path: database).write { try $0.execute(sql: "INSERT INTO attachments VALUES (1, 'https://example.com/a', NULL, NULL)") }
+        let input = TestSupport.write(#"{"id":1,"kind":{"note":"call the bank"}}"# + "\n", to: directory.appendingPathComponent("in.jsonl"))
+        let guessed = try TestSupport.run([input, "--db", database, "--table", "attachments", "--upsert", "id", "--flatten"], in: directory)
+        #expect(guessed.status == 65)
+        #expect(guessed.stderr.contains("--enum kind=link,note,image"), "\(guessed.stderr)")
+        #expect(try Self.rows(database, "SELECT * FROM attachments") == ["1|https://example.com/a|NULL|NULL"])
+        let declared = try TestSupport.run(
+            [input, "--db", database, "--table", "attachments", "--upsert", "id", "--enum", "kind=link,note,image"], in: directory)
+        #expect(declared.status == 0, "\(declared.stderr)")
+        #expect(try Self.rows(database, "SELECT * FROM attachments") == ["1|NULL|call the bank|NULL"])
+    }
+
+    @Test func bulkUpsertFlattensTheSeedsGroupsAndEnums() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let database = try Self.seedDatabase(in: directory)
+        let queue = try DatabaseQueue(path: database)
+        try queue.write { db in
+            try db.bulkUpsert(Self.lists, into: "remindersLists", onConflict: ["id"])
+            try db.bulkUpsert(Self.attachments, into: "attachments", onConflict: ["id"])
+        }
+        #expect(try Self.rows(database, "SELECT * FROM remindersLists ORDER BY id") == [
+            "1|Home|0|2026-01-01T09:00:00Z|NULL", "2|Work|1|2026-01-02T09:00:00Z|2026-03-04T10:30:00Z",
+        ])
+        #expect(try Self.rows(database, "SELECT * FROM attachments ORDER BY id") == Self.seedRows)
+        let again = try queue.write { try $0.bulkUpsert(Self.attachments, into: "attachments", onConflict: ["id"]) }
+        #expect(again.counts.unchanged == 3)
+        let switched = try queue.write { db in
+            try db.bulkUpsert(
+                Self.switched, into: "attachments", onConflict: ["id"], merge: .coalesce,
+                enums: [EnumGroup(field: "kind", columns: ["link", "note", "image"])])
+        }
+        #expect(switched.counts.updated == 3 && switched.counts.inserted == 1)
+        #expect(try Self.rows(database, "SELECT * FROM attachments ORDER BY id") == Self.switchedRows)
+    }
+}
+
+extension SQLiteDataShapeTests {
+    @Test func inspectShowsTheGroupsAndEnumsASampleFillsWithTheirFlags() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let database = try Self.seedDatabase(in: directory)
+        for table in ["attachments", "remindersLists"] {
+            let result = try TestSupport.run(["inspect", table, "--db", database, "--sample", "\(table).jsonl"], in: Self.fixtures)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout == (try String(contentsOf: Self.fixtures.appendingPathComponent("inspect-\(table).txt"), encoding: .utf8)))
+        }
+    }
+}
