@@ -51,7 +51,7 @@ enum ExitStatus {
             }
         case let error as NestedFieldError:
             switch error {
-            case .invalidEnumOption, .badEnumColumn: return usage
+            case .invalidEnumOption, .badEnumColumn, .declaredTwice: return usage
             default: return badData
             }
         case let error as UpsertError:

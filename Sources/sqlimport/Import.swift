@@ -58,6 +58,9 @@ struct Import: ParsableCommand {
     @Option(name: .customLong("enum"), help: ArgumentHelp("Enum case columns (implies --flatten): {\"kind\":{\"note\":…}} fills note and sets the other columns listed to NULL (repeatable).", valueName: "field=col,col,..."))
     var enumGroups: [String] = []
 
+    @Option(name: .customLong("group"), help: ArgumentHelp("A nested field that is a column group, never read as an enum (repeatable).", valueName: "field"))
+    var columnGroups: [String] = []
+
     @Option(help: ArgumentHelp("Upsert on these columns (a primary key or unique index), comma-separated.", valueName: "columns"))
     var upsert: String?
 
@@ -184,6 +187,8 @@ struct Import: ParsableCommand {
         options.reader.flatten = flatten
         if let flattenBy { options.flattenNaming = flattenBy }
         options.enumGroups = enumGroups.compactMap { try? EnumGroup(argument: $0) }  // checked in validate()
+        options.columnGroups = columnGroups
+        if !columnGroups.isEmpty { options.reader.flatten = true }
         options.reader.maxRecordBytes = maxRecordBytes
         options.upsert = upsert.map(Self.columnList)
         options.merge = MergePolicy(argument: merge)!

@@ -23,6 +23,9 @@ struct Inspect: ParsableCommand {
     @Option(name: .customLong("enum"), help: ArgumentHelp("With --sample: enum case columns, as import takes them (repeatable).", valueName: "field=col,col,..."))
     var enumGroups: [String] = []
 
+    @Option(name: .customLong("group"), help: ArgumentHelp("With --sample: a nested field that is a column group, never an enum (repeatable).", valueName: "field"))
+    var columnGroups: [String] = []
+
     func validate() throws {
         for group in enumGroups {
             do { _ = try EnumGroup(argument: group) } catch { throw ValidationError(error.description) }
@@ -39,7 +42,8 @@ struct Inspect: ParsableCommand {
             schema = try queue.read { try TableSchema.read($0, table: TableSchema.resolveName($0, requested: table)) }
             if let sample, let schema {
                 nested = try NestedFieldsSample.read(
-                    input: sample, schema: schema, naming: flattenBy ?? .auto, declared: enumGroups.compactMap { try? EnumGroup(argument: $0) })
+                    input: sample, schema: schema, naming: flattenBy ?? .auto, declared: enumGroups.compactMap { try? EnumGroup(argument: $0) },
+                    groups: columnGroups)
             }
         } catch {
             FileHandle.standardError.writeLine("sqlimport: error: \(ExitStatus.message(for: error))")
@@ -63,7 +67,8 @@ struct Inspect: ParsableCommand {
             let kind = enumGroup != nil ? "enum" : "column group"
             lines.append("  \(group.field): \(kind)\(group.naming.isEmpty ? "" : ", by \(group.naming) name")")
             for (path, column) in group.columns {
-                lines.append("    \(path) → \(column.map { SQLIdentifier.quote($0) } ?? "no column (--alter adds it)")")
+                let target = column.map { SQLIdentifier.quote($0) } ?? (path.hasSuffix(".") ? "no column: a case with no value" : "no column (--alter adds it)")
+                lines.append("    \(path) → \(target)")
             }
             if let enumGroup {
                 lines.append("    a case clears the others among \(enumGroup.columns.joined(separator: ", ")): --enum \(enumGroup)")

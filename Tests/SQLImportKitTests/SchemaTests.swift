@@ -184,3 +184,17 @@ import Testing
         }
     }
 }
+
+extension SchemaTests {
+    @Test func aFieldFirstSeenAfterTheFirstBatchIsWritten() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let database = directory.appendingPathComponent("db.sqlite").path
+        try TestSupport.createDatabase(database, schema: "CREATE TABLE t (id INTEGER PRIMARY KEY, note TEXT)")
+        let lines = (1 ... 5000).map { #"{"id":\#($0)}"# } + [#"{"id":5001,"note":"late"}"#]
+        let input = TestSupport.write(lines.joined(separator: "\n") + "\n", to: directory.appendingPathComponent("t.jsonl"))
+        let summary = try TestSupport.runImport([input], database: database) { $0.upsert = ["id"] }
+        #expect(summary.counts.inserted == 5001)
+        #expect(try DatabaseQueue(path: database).read { try String.fetchOne($0, sql: "SELECT note FROM t WHERE id = 5001") } == "late")
+    }
+}

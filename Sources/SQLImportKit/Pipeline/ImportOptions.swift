@@ -27,6 +27,8 @@ public struct ImportOptions: Sendable {
     public var flattenNaming = FlattenNaming.auto
     /// `--enum FIELD=COL,...`: enum case columns (`EnumGroup`). Implies `reader.flatten`.
     public var enumGroups: [EnumGroup] = []
+    /// `--group FIELD`: nested fields that are column groups, never read as enums.
+    public var columnGroups: [String] = []
     /// `--pk`: primary key of a table created by the run.
     public var primaryKey: [String] = []
     /// `--type col=TYPE`: declared types that override inference.

@@ -25,10 +25,15 @@ extension ImportRun {
         plan.decisions.append(contentsOf: repeatElement(.write, count: count))
         plan.next.removeAll(keepingCapacity: true)
         plan.next.append(contentsOf: repeatElement(-1, count: count))
+        for index in plan.setAside { plan.decisions[index] = .pass }
         guard let target else { return }
         plan.fingerprints.removeAll(keepingCapacity: true)
         for index in 0 ..< count {
             let row = firstRow + index
+            if !plan.setAside.isEmpty && plan.setAside.contains(index) {
+                plan.fingerprints.append(0)  // rejected already: no key to repeat
+                continue
+            }
             if let value = keyFingerprint(row: row, of: batch, shape: plan.shapes[index], inside: plan.inside[index], seed: 0) {
                 plan.fingerprints.append(value)
                 continue
@@ -166,6 +171,8 @@ struct BatchPlan {
     /// Each record's shape and whether it is inside the target's partial predicate.
     var shapes: [RowShape] = []
     var inside: [Bool] = []
+    /// Records rejected before their keys are decided (`--on-error skip`).
+    var setAside = Set<Int>()
     /// `KeyDecision` of each record.
     var decisions: [ImportRun.KeyDecision] = []
     var fingerprints: [UInt64] = []

@@ -23,9 +23,20 @@ extension ImportRun {
             defer { swap(&plan, &batchPlan) }
             plan.shapes.removeAll(keepingCapacity: true)
             plan.inside.removeAll(keepingCapacity: true)
+            plan.setAside.removeAll(keepingCapacity: true)
             let hasEnums = !enumCaseOfInput.isEmpty
             for row in firstRow ..< batch.rowCount {
-                if hasEnums { try checkEnumCases(row: row, of: batch, inputName: inputName) }
+                if hasEnums {
+                    do {
+                        try checkEnumCases(row: row, of: batch, inputName: inputName)
+                    } catch let error as NestedFieldError where options.onError == .skip {
+                        let position = batch.position(row: row, inputName: inputName)
+                        try reject(RejectedRecord(
+                            input: position.input, line: position.line, byteOffset: position.byteOffset, reason: error.description,
+                            record: batch.rawRecord(row: row)))
+                        plan.setAside.insert(row - firstRow)
+                    }
+                }
                 let shape = session.shape(of: row, in: batch)
                 if shape.inputColumns.isEmpty { throw ImportError.emptyRecord(batch.position(row: row, inputName: inputName)) }
                 var inside = true

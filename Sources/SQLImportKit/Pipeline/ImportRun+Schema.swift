@@ -8,13 +8,30 @@ extension ImportRun {
     // MARK: - Schema
 
     func createTable(from sample: [RecordBatch]) throws {
-        try checkFieldNames(columnNames)
+        // Fields that are no column of their own: an empty nested object's presence
+        // marker, and a nested field's second spelling (`kind.note._0` after `kind.note`).
+        var paths = Set<[String]>()
+        let excluded = Set(fieldNames.indices.filter { index in
+            FieldPath.isPresenceMarker(fieldNames[index]) || !paths.insert(FieldPath.meaningful(FieldPath.components(fieldNames[index]))).inserted
+        })
+        let names = columnNames.indices.filter { !excluded.contains($0) }.map { columnNames[$0] }
+        try checkFieldNames(names)
         let limit = Int(sqlite3_limit(db.sqliteConnection, SQLITE_LIMIT_COLUMN, -1))
-        if columnNames.count > limit { throw SchemaError.tooManyColumns(table: table, count: columnNames.count, limit: limit) }
-        try checkCaseCollisions(columnNames)
+        if names.count > limit { throw SchemaError.tooManyColumns(table: table, count: names.count, limit: limit) }
+        var fieldOfColumn: [String: Int] = [:]
+        for index in columnNames.indices where !excluded.contains(index) {
+            if let other = fieldOfColumn[columnNames[index].lowercased()], FieldPath.components(fieldNames[index]).count > 1
+                || FieldPath.components(fieldNames[other]).count > 1
+            {
+                throw NestedFieldError.sameColumn(
+                    fields: [fieldNames[other], fieldNames[index]].map(FieldPath.dotted), column: columnNames[other], table: table, prefixHelps: false)
+            }
+            fieldOfColumn[columnNames[index].lowercased()] = index
+        }
+        try checkCaseCollisions(names)
         let (primaryKey, indexed) = try newTableKeys(sample: sample)
         let creation = try TableCreation.infer(
-            table: table, columnNames: columnNames, sample: sample, sampleRows: options.inferRows,
+            table: table, columnNames: columnNames, excluded: excluded, sample: sample, sampleRows: options.inferRows,
             primaryKey: primaryKey, primaryKeyOption: options.primaryKey.isEmpty ? "--upsert" : "--pk",
             typeOverrides: options.typeOverrides)
         summary.createdTable = creation.sql
@@ -174,21 +191,29 @@ extension ImportRun {
     // MARK: - Columns
 
     /// Maps the input columns first seen in `batch` to table columns: by name, ignoring
-    /// case; unknown fields are added (--alter), dropped (--ignore-unknown) or an error.
+    /// case, a nested field by leaf or prefix (`NestedFields`); unknown fields are added
+    /// (--alter), dropped (--ignore-unknown) or an error.
     func mapNewColumns(of batch: RecordBatch) throws {
         guard var schema else { return }
         let first = tableColumnOfInput.count
         guard first < columnNames.count else { return }
         try checkFieldNames(Array(columnNames[first...]))
+        if first == 0 { try resolveDeclaredEnums(schema: schema) }
         var unknown: [Int] = []
         // A table this run created has its nested fields' prefixed names.
-        let nested = NestedFields(schema: schema, naming: summary.createdTable != nil ? .prefix : options.flattenNaming)
+        let nested = NestedFields(schema: schema, naming: createdTable ? .prefix : options.flattenNaming)
         for input in first ..< columnNames.count {
             if let index = try nested.column(for: fieldNames[input]) {
                 tableColumnOfInput.append(index)
             } else {
                 tableColumnOfInput.append(nil)
-                unknown.append(input)
+                if !FieldPath.isPresenceMarker(fieldNames[input]) { unknown.append(input) }
+            }
+        }
+        // A field of a known enum that fills no column is a case the enum lacks.
+        for input in unknown {
+            if let group = enumGroups.first(where: { NestedFields.caseName(of: fieldNames[input], in: $0.field) != nil }) {
+                throw NestedFieldError.unknownCase(firstPosition(of: input, in: batch), path: FieldPath.dotted(fieldNames[input]), group: group.description)
             }
         }
         if !unknown.isEmpty && !options.ignoreUnknown {
@@ -215,95 +240,39 @@ extension ImportRun {
             self.schema = schema
             session?.updateSchema(schema)
         }
-        // Two fields may not land in one column.
+        // Two fields may not land in one column, but a field in Swift Codable's spelling
+        // (`kind.note._0`) and in the plain one (`kind.note`) are one field.
         var owner: [Int: Int] = [:]
         for (input, column) in tableColumnOfInput.enumerated() {
             guard let column else { continue }
             if let other = owner[column], other != input {
                 let fields = [fieldNames[other], fieldNames[input]]
+                let paths = fields.map { FieldPath.meaningful(FieldPath.components($0)) }
+                if paths[0] == paths[1] && paths[0].count > 1 { continue }
                 if fields.contains(where: { FieldPath.components($0).count > 1 }) {
-                    throw NestedFieldError.sameColumn(fields: fields.map(FieldPath.dotted), column: schema.columns[column].name, table: table)
+                    throw NestedFieldError.sameColumn(
+                        fields: fields.map(FieldPath.dotted), column: schema.columns[column].name, table: table,
+                        prefixHelps: !createdTable && options.flattenNaming != .prefix && Set(fields.map(FieldPath.prefixName)).count == 2)
                 }
                 throw SchemaError.fieldsCollide(table: table, fields: [columnNames[other], columnNames[input]], column: schema.columns[column].name)
             }
             owner[column] = input
         }
-        try mapEnumCases(from: first, of: batch, schema: schema)
         if let session {
             for input in first ..< columnNames.count {
                 if let column = tableColumnOfInput[input] { session.map(input: input, toTableColumn: column) }
             }
         }
+        try mapEnumCases(from: first, of: batch, schema: schema)
     }
 
-    /// Ties the input columns from `first` on to the enum groups: `--enum`, and on the
-    /// first batch the groups it shows (`NestedFields.inferEnums`). A column of a group's
-    /// field must fill one of the group's columns.
-    func mapEnumCases(from first: Int, of batch: RecordBatch, schema: TableSchema) throws {
-        guard options.reader.flatten else { return }
-        if first == 0 {
-            var groups: [EnumGroup] = []
-            for declared in options.enumGroups {
-                var group = declared
-                group.columns = try declared.columns.map { name in
-                    guard let index = schema.columnIndex(named: name) else {
-                        throw NestedFieldError.badEnumColumn(group: declared.description, column: name, table: table, reason: "does not exist")
-                    }
-                    guard NestedFields.isCaseColumn(index, in: schema) else {
-                        throw NestedFieldError.badEnumColumn(
-                            group: declared.description, column: name, table: table, reason: "cannot hold NULL, or is a key or generated column")
-                    }
-                    return schema.columns[index].name
-                }
-                groups.append(group)
-            }
-            let inferred = try NestedFields.inferEnums(
-                schema: schema, fieldNames: fieldNames, tableColumnOfInput: tableColumnOfInput, declared: options.enumGroups, presence: NestedFields.presence(in: batch))
-            for group in inferred {
-                summary.warnings.append(
-                    "field \(group.field) was read as an enum, its cases filling \(group.columns.joined(separator: ", ")): a record's case sets the others to NULL (recognised in the first \(batch.rowCount) records; pass --enum \(group) to declare it)")
-            }
-            groups += inferred
-            enumGroups = groups
-            summary.enumGroups = groups.map(\.description)
-        }
-        guard !enumGroups.isEmpty else { return }
-        var changed = first == 0
-        for input in first ..< fieldNames.count {
-            for (index, group) in enumGroups.enumerated() {
-                guard let caseName = NestedFields.caseName(of: fieldNames[input], in: group.field) else { continue }
-                let column = tableColumnOfInput[input].map { schema.columns[$0].name.lowercased() }
-                guard let column, group.columns.contains(where: { $0.lowercased() == column }) else {
-                    let row = (0 ..< batch.rowCount).first { batch.cell(row: $0, column: input).kind != .absent } ?? 0
-                    throw NestedFieldError.unknownCase(
-                        batch.position(row: row, inputName: inputNames[batch.inputIndex]), field: group.field, caseName: caseName,
-                        group: group.description)
-                }
-                enumCaseOfInput[input] = (index, caseName)
-                changed = true
-            }
-        }
-        if changed, let session { configureEnumGroups(session, schema: schema) }
-    }
+    /// True when this run created the table.
+    var createdTable: Bool { summary.createdTable != nil }
 
-    func configureEnumGroups(_ session: WriteSession, schema: TableSchema) {
-        guard !enumGroups.isEmpty else { return }
-        session.setEnumGroups(
-            enumGroups.map { group in group.columns.map { schema.columnIndex(named: $0)! } },
-            groupOfInput: enumCaseOfInput.mapValues(\.group))
-    }
-
-    /// Refuses a record holding two cases of one enum.
-    func checkEnumCases(row: Int, of batch: RecordBatch, inputName: String) throws {
-        var seen: [Int: String] = [:]
-        for (input, member) in enumCaseOfInput where batch.cell(row: row, column: input).kind != .absent {
-            if let other = seen[member.group], other != member.caseName {
-                throw NestedFieldError.twoCases(
-                    batch.position(row: row, inputName: inputName), field: enumGroups[member.group].field,
-                    cases: [other, member.caseName].sorted())
-            }
-            seen[member.group] = member.caseName
-        }
+    /// Where `input` first has a value in `batch`.
+    func firstPosition(of input: Int, in batch: RecordBatch) -> SourcePosition {
+        let row = (0 ..< batch.rowCount).first { batch.cell(row: $0, column: input).kind != .absent } ?? 0
+        return batch.position(row: row, inputName: inputNames[batch.inputIndex])
     }
 
     /// True when the table keeps a secondary index (not the primary key's) that the load

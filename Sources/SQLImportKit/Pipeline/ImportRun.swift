@@ -32,6 +32,11 @@ final class ImportRun {
     /// For each input column of an enum group's field: the group (index into
     /// `enumGroups`) and the case it belongs to.
     var enumCaseOfInput: [Int: (group: Int, caseName: String)] = [:]
+    /// Input columns outside an enum's field that fill one of its columns, with the group.
+    var enumColumnOfDirectInput: [Int: Int] = [:]
+    /// Nested fields (lowercased first components) already declared or recognised as an
+    /// enum or a column group.
+    var decidedNestedFields = Set<String>()
     /// Table column of each mapped input column, by column number; nil when dropped.
     var tableColumnOfInput: [Int?] = []
 
@@ -147,6 +152,7 @@ final class ImportRun {
         }
         for pending in sample { try write(pending) }
         try deferredIndexes.rebuild(db, table: table)
+        warnAboutUnusedEnums()
         finishSummary()
     }
 

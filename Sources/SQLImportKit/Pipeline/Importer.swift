@@ -18,7 +18,7 @@ public final class Importer {
 
     public init(options: ImportOptions) {
         var options = options
-        if !options.enumGroups.isEmpty || options.flattenNaming != .auto { options.reader.flatten = true }
+        if !options.enumGroups.isEmpty || !options.columnGroups.isEmpty || options.flattenNaming != .auto { options.reader.flatten = true }
         self.options = options
     }
 

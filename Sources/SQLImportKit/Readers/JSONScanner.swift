@@ -139,7 +139,18 @@ struct JSONScanner {
             if flatten && valueStart == UInt8(ascii: "{") {
                 guard depth < maxDepth else { throw .tooDeep(limit: maxDepth, at: index) }
                 index += 1
-                try parseMembers(into: batch, namer: namer, depth: depth + 1)
+                skipWhitespace()
+                if try peek() == UInt8(ascii: "}") {
+                    // An empty object: a field that says it is there (an enum case with
+                    // no value, `FieldPath.isPresenceMarker`), with no column of its own.
+                    index += 1
+                    keyScratch.append(FieldPath.separator)
+                    let column = namer.column(for: UnsafeBufferPointer(start: keyScratch.base, count: keyScratch.count), slot: slot, batch: batch)
+                    slot += 1
+                    batch.set(column: column, .integer(1))
+                } else {
+                    try parseMembers(into: batch, namer: namer, depth: depth + 1)
+                }
             } else {
                 let column = namer.column(for: UnsafeBufferPointer(start: keyScratch.base, count: keyScratch.count), slot: slot, batch: batch)
                 slot += 1

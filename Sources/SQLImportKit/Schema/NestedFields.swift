@@ -50,6 +50,12 @@ enum FieldPath {
         return parts.count == 1 ? name : meaningful(parts).joined(separator: "_")
     }
 
+    /// True for the field of an empty nested object (`{"kind":{"none":{}}}` is
+    /// `kind.none.`): it fills no column, but tells that the case `none` is present.
+    static func isPresenceMarker(_ name: String) -> Bool {
+        name.hasSuffix(separatorString)
+    }
+
     /// `timestamps.createdAt`, for messages.
     static func dotted(_ name: String) -> String {
         components(name).joined(separator: ".")
@@ -94,6 +100,7 @@ struct NestedFields {
     /// - Throws: `NestedFieldError.ambiguous` when, under `auto`, the table has both the
     ///   leaf's column and the prefixed one.
     func column(for name: String) throws(NestedFieldError) -> Int? {
+        if FieldPath.isPresenceMarker(name) { return nil }
         let parts = FieldPath.meaningful(FieldPath.components(name))
         guard parts.count > 1 else { return writable(parts[0]) }
         let leaf = parts[parts.count - 1]
@@ -126,99 +133,93 @@ struct NestedFields {
         return parts[1]
     }
 
-    /// Enum groups a sample shows, for fields no `--enum` declares. A nested field is an
-    /// enum candidate when its fields fill columns by leaf name (as SQLiteData names
-    /// case columns), every sampled record that has it holds exactly one case there,
-    /// and every case fills nullable columns that nothing else in the input fills.
-    /// - With two cases or more, and no other nullable column beside or between them
-    ///   that the input leaves alone, it is an enum of the cases' columns.
-    /// - When the table has such columns, which could be cases the sample did not show,
-    ///   the run stops and asks for `--enum` rather than guess which to clear.
-    /// - With one case and no such column there is nothing to clear.
+    /// Enum groups a sample shows, among the nested `fields` (lowercased first
+    /// components) that no `--enum` or `--group` names. A field is a candidate when its
+    /// fields fill nullable columns by leaf name (as SQLiteData names case columns; by
+    /// prefix in a table the run created) that nothing else in the input fills.
+    /// - Written the way Swift `Codable` writes an enum case (`{"note":{"_0":…}}`), it
+    ///   is an enum of those columns, unless the table has other nullable columns that
+    ///   the input leaves alone, which could be cases the sample did not show: the run
+    ///   then stops and asks for `--enum` rather than guess which to clear.
+    /// - Written plainly with one key per record and two keys or more seen, it may be an
+    ///   enum or a column group whose nil fields `JSONEncoder` left out: the run stops and
+    ///   asks for `--enum` or `--group`.
+    /// - Anything else is a column group: nothing is cleared.
     ///
     /// - Parameters:
     ///   - fieldNames: the input's field names (paths) by column number.
     ///   - tableColumnOfInput: each field's table column, nil when it has none.
-    ///   - presence: calls its argument with each sampled record's present columns.
+    ///   - createdByRun: the run created the table (by prefixed names).
+    ///   - presence: calls its argument with each sampled record's non-null fields.
+    /// - Returns: the enums, and every candidate field decided (enum or group).
     static func inferEnums(
-        schema: TableSchema, fieldNames: [String], tableColumnOfInput: [Int?], declared: [EnumGroup],
+        schema: TableSchema, fieldNames: [String], tableColumnOfInput: [Int?], fields: Set<String>, createdByRun: Bool,
         presence: ((Set<Int>) -> Void) -> Void
-    ) throws(NestedFieldError) -> [EnumGroup] {
-        // Nested fields by their first component, with their case and table column.
-        var fields: [String: [(input: Int, caseName: String, column: Int)]] = [:]
-        var fieldOrder: [String] = []
-        let declaredFields = Set(declared.map { $0.field.lowercased() })
-        var filledElsewhere = Set<Int>()
-        var notByLeaf = Set<String>()
+    ) throws(NestedFieldError) -> (enums: [EnumGroup], decided: Set<String>) {
+        var members: [String: [(input: Int, caseName: String, column: Int?)]] = [:]
+        var order: [String] = []
+        var evidence = Set<String>()
+        var namedOtherwise = Set<String>()
+        var filledBy: [Int: Set<String>] = [:]  // table column → fields (lowercased) filling it
         for (input, name) in fieldNames.enumerated() {
-            guard input < tableColumnOfInput.count, let column = tableColumnOfInput[input] else { continue }
-            let parts = FieldPath.meaningful(FieldPath.components(name))
-            guard parts.count > 1, !declaredFields.contains(parts[0].lowercased()) else {
-                filledElsewhere.insert(column)
-                continue
+            let raw = FieldPath.components(name)
+            let parts = FieldPath.meaningful(raw)
+            let field = parts[0].lowercased()
+            let column = input < tableColumnOfInput.count ? tableColumnOfInput[input] : nil
+            if let column { filledBy[column, default: []].insert(parts.count > 1 ? field : "\u{0}" + name) }
+            guard parts.count > 1, fields.contains(field) else { continue }
+            if members[field] == nil { order.append(field) }
+            members[field, default: []].append((input, parts[1], column))
+            if raw.count > 2 && raw[2] == "_0" { evidence.insert(field) }
+            if let column {
+                let expected = createdByRun ? parts.filter { !$0.isEmpty }.joined(separator: "_") : parts[parts.count - 1]
+                if schema.columns[column].name.lowercased() != expected.lowercased() { namedOtherwise.insert(field) }
             }
-            if fields[parts[0]] == nil { fieldOrder.append(parts[0]) }
-            fields[parts[0], default: []].append((input, parts[1], column))
-            if schema.columns[column].name.lowercased() != parts[parts.count - 1].lowercased() { notByLeaf.insert(parts[0]) }
         }
-        var candidates = Set(fieldOrder.filter { !notByLeaf.contains($0) })
-        guard !candidates.isEmpty else { return [] }
+        guard !order.isEmpty else { return ([], []) }
         var casesSeen: [String: Set<String>] = [:]
+        var oneCaseEach = Set(order)
         presence { present in
-            for field in candidates {
+            for field in order {
                 var cases = Set<String>()
-                for member in fields[field]! where present.contains(member.input) { cases.insert(member.caseName) }
-                if cases.count > 1 {
-                    candidates.remove(field)
-                } else if let only = cases.first {
-                    casesSeen[field, default: []].insert(only)
+                for member in members[field]! where present.contains(member.input) { cases.insert(member.caseName) }
+                if cases.count > 1 { oneCaseEach.remove(field) }
+                casesSeen[field, default: []].formUnion(cases)
+            }
+        }
+        var enums: [EnumGroup] = []
+        for field in order {
+            let columns = Set(members[field]!.compactMap(\.column))
+            guard !columns.isEmpty, !namedOtherwise.contains(field),
+                columns.allSatisfy({ isCaseColumn($0, in: schema) && filledBy[$0] == [field] })
+            else { continue }
+            let name = FieldPath.components(fieldNames[members[field]![0].input])[0]
+            let caseColumns = columns.sorted().map { schema.columns[$0].name }
+            // Nullable columns the input leaves alone may be cases it did not show.
+            let others = schema.columns.indices.filter { isCaseColumn($0, in: schema) && filledBy[$0] == nil }
+            let all = (columns.sorted() + others).sorted().map { schema.columns[$0].name }
+            let seen = casesSeen[field, default: []].sorted()
+            if evidence.contains(field) {
+                if !others.isEmpty {
+                    throw .enumNeedsDeclaring(field: name, seen: seen, caseColumns: caseColumns, columns: all, table: schema.name)
                 }
+                enums.append(EnumGroup(field: name, columns: caseColumns))
+            } else if oneCaseEach.contains(field) && seen.count >= 2 {
+                throw .enumOrGroup(field: name, seen: seen, columns: all, table: schema.name)
             }
         }
-        var groups: [EnumGroup] = []
-        for field in fieldOrder where candidates.contains(field) {
-            guard let seen = casesSeen[field] else { continue }
-            let columns = Set(fields[field]!.map(\.column))
-            guard columns.allSatisfy({ isCaseColumn($0, in: schema) }), columns.isDisjoint(with: filledElsewhere) else { continue }
-            // Nullable columns beside or between the cases' columns, which nothing in
-            // the input fills, may be cases the sample did not show.
-            let sorted = columns.sorted()
-            // A column with the field's prefix (`kind_note`) is the prefixed spelling, not a case.
-            let prefixed = field.lowercased() + "_"
-            func isOther(_ index: Int) -> Bool {
-                !columns.contains(index) && !filledElsewhere.contains(index) && isCaseColumn(index, in: schema)
-                    && !schema.columns[index].name.lowercased().hasPrefix(prefixed)
-            }
-            var others: [Int] = []
-            var index = sorted.first! - 1
-            while index >= 0, isOther(index) {
-                others.append(index)
-                index -= 1
-            }
-            others += (sorted.first! ... sorted.last!).filter(isOther)
-            index = sorted.last! + 1
-            while index < schema.columns.count, isOther(index) {
-                others.append(index)
-                index += 1
-            }
-            let names = sorted.map { schema.columns[$0].name }
-            if !others.isEmpty {
-                throw .enumNeedsDeclaring(
-                    field: field, seen: seen.sorted(), caseColumns: names, columns: (sorted + others).sorted().map { schema.columns[$0].name }, table: schema.name)
-            }
-            if seen.count >= 2 { groups.append(EnumGroup(field: field, columns: names)) }
-        }
-        return groups
+        return (enums, Set(order))
     }
 
-    /// Calls its argument with the present columns of each record of `batch`
+    /// Calls its argument with the non-null fields of each record of `batch`
     /// (`inferEnums`' `presence`).
     static func presence(in batch: RecordBatch) -> ((Set<Int>) -> Void) -> Void {
         { visit in
             for row in 0 ..< batch.rowCount {
                 var present = Set<Int>()
-                for column in 0 ..< batch.rowEnd(row) - batch.rowStarts[row] where batch.cell(row: row, column: column).kind != .absent {
-                    present.insert(column)
+                for column in 0 ..< batch.rowEnd(row) - batch.rowStarts[row] {
+                    let kind = batch.cell(row: row, column: column).kind
+                    if kind != .absent && kind != .null { present.insert(column) }
                 }
                 visit(present)
             }
@@ -242,13 +243,19 @@ public enum NestedFieldError: Error, Sendable, CustomStringConvertible {
     case badEnumColumn(group: String, column: String, table: String, reason: String)
     /// A record holds two cases of one enum.
     case twoCases(SourcePosition, field: String, cases: [String])
-    /// A record's case fills a column outside the enum's columns.
-    case unknownCase(SourcePosition, field: String, caseName: String, group: String)
+    /// A field under an enum's field fills no column of the enum (`path` is dotted).
+    case unknownCase(SourcePosition, path: String, group: String)
     /// Two nested fields (or one and a plain field) fill one column.
-    case sameColumn(fields: [String], column: String, table: String)
+    case sameColumn(fields: [String], column: String, table: String, prefixHelps: Bool)
     /// The sample looks like an enum, but the table has more nullable columns beside
     /// its cases: which of them to clear is not guessed.
     case enumNeedsDeclaring(field: String, seen: [String], caseColumns: [String], columns: [String], table: String)
+    /// One key per record, several seen, written plainly: an enum or a column group.
+    case enumOrGroup(field: String, seen: [String], columns: [String], table: String)
+    /// `--enum` declares one field twice.
+    case declaredTwice(field: String)
+    /// A record holds a case and also fills another case's column directly.
+    case caseAndColumn(SourcePosition, field: String, column: String, group: String)
 
     public var description: String {
         switch self {
@@ -260,12 +267,19 @@ public enum NestedFieldError: Error, Sendable, CustomStringConvertible {
             return "--enum \(group): column \(SQLIdentifier.quote(column)) of \(SQLIdentifier.quote(table)) \(reason); list only the nullable columns that hold the enum's cases"
         case .twoCases(let position, let field, let cases):
             return "\(position): field \(field) holds the cases \(cases.joined(separator: " and ")); an enum value has exactly one case"
-        case .unknownCase(let position, let field, let caseName, let group):
-            return "\(position): \(field).\(caseName) is not a case of the enum \(group); add its column to --enum, or fix the record"
-        case .sameColumn(let fields, let column, let table):
-            return "fields \(fields.joined(separator: " and ")) both fill column \(SQLIdentifier.quote(column)) of \(SQLIdentifier.quote(table)); pass --flatten-by prefix to map nested fields by their prefixed names, or rename one in the input"
+        case .unknownCase(let position, let path, let group):
+            return "\(position): field \(path) fills no column of the enum \(group): its case is not among the enum's columns; add the case's columns to --enum, or fix the record"
+        case .sameColumn(let fields, let column, let table, let prefixHelps):
+            return "fields \(fields.joined(separator: " and ")) both fill column \(SQLIdentifier.quote(column)) of \(SQLIdentifier.quote(table)); "
+                + (prefixHelps ? "pass --flatten-by prefix to map nested fields by their prefixed names, or rename one in the input" : "rename one in the input")
         case .enumNeedsDeclaring(let field, let seen, let caseColumns, let columns, let table):
-            return "field \(field) looks like an enum (each record holds one case: \(seen.joined(separator: ", "))), and nullable columns of \(SQLIdentifier.quote(table)) beside its cases may be cases the input did not show, which a case switch must clear; declare the enum's columns with --enum \(field)=\(columns.joined(separator: ",")) (keep only the enum's), or --enum \(field)=\(caseColumns.joined(separator: ",")) to clear none of the others"
+            return "field \(field) is written as Swift Codable writes an enum (cases seen: \(seen.joined(separator: ", "))), and \(SQLIdentifier.quote(table)) has nullable columns the input leaves alone, which may be cases it did not show and which a case switch must clear; declare the enum's columns with --enum \(field)=\(columns.joined(separator: ",")) (keep only the enum's), --enum \(field)=\(caseColumns.joined(separator: ",")) to clear none of the others, or --group \(field) if it is not an enum"
+        case .enumOrGroup(let field, let seen, let columns, let table):
+            return "field \(field) holds one key per record (\(seen.joined(separator: ", "))): an enum, whose case switch must clear the other cases' columns, or a column group whose nil fields were left out, whose columns a record must not clear; pass --enum \(field)=\(columns.joined(separator: ",")) (keep only the enum's columns of \(SQLIdentifier.quote(table))) or --group \(field)"
+        case .declaredTwice(let field):
+            return "--enum names the field \(field) twice; give all of its columns in one --enum \(field)=COL,COL,..."
+        case .caseAndColumn(let position, let field, let column, let group):
+            return "\(position): field \(field) holds a case of the enum \(group), and the record also fills its column \(SQLIdentifier.quote(column)) directly; give the value inside \(field) only"
         }
     }
 }
@@ -293,7 +307,7 @@ public struct NestedFieldsSample: Sendable {
     /// nested fields onto `schema`.
     public static func read(
         input: String, reader: ReaderOptions = ReaderOptions(), schema: TableSchema, naming: FlattenNaming = .auto,
-        declared: [EnumGroup] = [], records: Int = 1000
+        declared: [EnumGroup] = [], groups: [String] = [], records: Int = 1000
     ) throws -> NestedFieldsSample {
         var options = reader
         options.flatten = true
@@ -344,8 +358,12 @@ public struct NestedFieldsSample: Sendable {
         sample.groups = order.map { byField[$0]! }
         sample.enums = declared
         do {
-            sample.enums += try NestedFields.inferEnums(schema: schema, fieldNames: names, tableColumnOfInput: columnOfInput, declared: declared,
-                presence: NestedFields.presence(in: batch))
+            let declaredFields = Set(declared.map { $0.field.lowercased() } + groups.map { $0.lowercased() })
+            let fields = Set(names.map { FieldPath.components($0) }.filter { $0.count > 1 }.map { $0[0].lowercased() }).subtracting(declaredFields)
+            sample.enums += try NestedFields.inferEnums(
+                schema: schema, fieldNames: names, tableColumnOfInput: columnOfInput, fields: fields, createdByRun: false,
+                presence: NestedFields.presence(in: batch)
+            ).enums
         } catch {
             sample.problem = sample.problem ?? error.description
         }

@@ -11,7 +11,7 @@ struct TableCreation {
     /// CREATE TABLE "items" ("id" TEXT NOT NULL, "qty" INTEGER, PRIMARY KEY ("id")) STRICT
     /// ```
     static func infer(
-        table: String, columnNames: [String], sample: [RecordBatch], sampleRows: Int,
+        table: String, columnNames: [String], excluded: Set<Int> = [], sample: [RecordBatch], sampleRows: Int,
         primaryKey: [String], primaryKeyOption: String = "--pk", typeOverrides: [String: String]
     ) throws(SchemaError) -> TableCreation {
         var trackers = [TypeTracker](repeating: TypeTracker(), count: columnNames.count)
@@ -41,7 +41,7 @@ struct TableCreation {
         let keySet = Set(primaryKey.map { $0.lowercased() })
         var definitions: [String] = []
         var columns: [ColumnInfo] = []
-        for (index, name) in columnNames.enumerated() {
+        for (index, name) in columnNames.enumerated() where !excluded.contains(index) {
             let isKey = keySet.contains(name.lowercased())
             definitions.append("\(SQLIdentifier.quote(name)) \(types[index])\(isKey ? " NOT NULL" : "")")
             let keyPosition = primaryKey.firstIndex { $0.lowercased() == name.lowercased() }.map { $0 + 1 } ?? 0

@@ -58,9 +58,9 @@ final class WriteSession {
     /// group as NULL, through a shape position whose input is `clearedInput(column)`.
     private(set) var enumColumns: [[Int]] = []
     private var enumGroupOfInput: [Int: Int] = [:]
-    /// Lowercased columns `SET` always assigns from the record, whatever the policy:
-    /// enum case columns (a case switch under `coalesce` still clears the old case).
-    private(set) var replacedColumns: Set<String> = []
+    /// Inputs of an enum's field that fill no column (`FieldPath.isPresenceMarker`): a
+    /// case with no value, which still clears the others.
+    private var enumMarkers: [(input: Int, group: Int)] = []
     /// Input column numbers from here on name no field: `batch.cell` finds them absent,
     /// which binds as NULL.
     static let clearedInputBase = 1 << 40
@@ -126,7 +126,8 @@ final class WriteSession {
         lastShape = nil
         enumColumns = columns
         enumGroupOfInput = groupOfInput
-        replacedColumns = Set(columns.joined().map { schema.columns[$0].name.lowercased() })
+        let mapped = Set(mapping.map(\.input))
+        enumMarkers = groupOfInput.filter { !mapped.contains($0.key) }.map { ($0.key, $0.value) }.sorted { $0.input < $1.input }
     }
 
     func map(input: Int, toTableColumn table: Int) {
@@ -163,21 +164,27 @@ final class WriteSession {
             pairs.append(pair)
             if let group = enumGroupOfInput[pair.input] { groups.insert(group) }
         }
+        for marker in enumMarkers where batch.cell(row: row, column: marker.input).kind != .absent { groups.insert(marker.group) }
+        var replaced = Set<String>()
         if !groups.isEmpty {
             let filled = Set(pairs.map(\.table))
             for group in groups.sorted() {
-                for column in enumColumns[group] where !filled.contains(column) {
-                    pairs.append((Self.clearedInputBase + column, column))
+                for column in enumColumns[group] {
+                    if !filled.contains(column) { pairs.append((Self.clearedInputBase + column, column)) }
+                    replaced.insert(schema.columns[column].name.lowercased())
                 }
             }
             pairs.sort { $0.table < $1.table }
         }
         shapeKey = pairs.map(\.input)
         if let known = shapes[shapeKey] { return known }
-        return makeShape(tableColumns: pairs.map(\.table))
+        return makeShape(tableColumns: pairs.map(\.table), replacedColumns: replaced)
     }
 
-    private func makeShape(tableColumns: [Int]) -> RowShape {
+    /// - Parameter replacedColumns: lowercased columns `SET` assigns from the record under
+    ///   every policy: the columns of an enum the record holds a case of (a case switch
+    ///   under `coalesce` still clears the old case).
+    private func makeShape(tableColumns: [Int], replacedColumns: Set<String> = []) -> RowShape {
         let shape = RowShape(
             inputColumns: shapeKey, tableColumns: tableColumns, schema: schema, target: target, policy: policy, guardable: guardable,
             mayReorderKeyClauses: mayReorderKeyClauses, rowidName: rowidName, replacedColumns: replacedColumns)

@@ -1,0 +1,107 @@
+import Foundation
+
+/// Enum groups (`EnumGroup`) in a run: declared with `--enum`, or recognised as each
+/// nested field first appears (`NestedFields.inferEnums`); each record's case checked.
+extension ImportRun {
+    /// Checks `--enum` against the table, before any row is written.
+    func resolveDeclaredEnums(schema: TableSchema) throws {
+        var seen = Set<String>()
+        for declared in options.enumGroups {
+            guard seen.insert(declared.field.lowercased()).inserted else { throw NestedFieldError.declaredTwice(field: declared.field) }
+            var group = declared
+            group.columns = try declared.columns.map { name in
+                guard let index = schema.columnIndex(named: name) else {
+                    throw NestedFieldError.badEnumColumn(group: declared.description, column: name, table: table, reason: "does not exist")
+                }
+                guard NestedFields.isCaseColumn(index, in: schema) else {
+                    throw NestedFieldError.badEnumColumn(
+                        group: declared.description, column: name, table: table, reason: "cannot hold NULL, or is a key or generated column")
+                }
+                return schema.columns[index].name
+            }
+            enumGroups.append(group)
+        }
+        summary.enumGroups = enumGroups.map(\.description)
+        decidedNestedFields.formUnion(options.enumGroups.map { $0.field.lowercased() })
+        decidedNestedFields.formUnion(options.columnGroups.map { $0.lowercased() })
+    }
+
+    /// Ties the input columns from `first` on to the enum groups, recognising enums
+    /// among nested fields seen for the first time in `batch`. A field of a group must
+    /// fill one of the group's columns; a field outside it that fills one is noted, so
+    /// that a record cannot hold a case and another case's value at once.
+    func mapEnumCases(from first: Int, of batch: RecordBatch, schema: TableSchema) throws {
+        guard options.reader.flatten else { return }
+        var fresh = Set<String>()
+        for input in first ..< fieldNames.count {
+            let parts = FieldPath.components(fieldNames[input])
+            if parts.count > 1, !decidedNestedFields.contains(parts[0].lowercased()) { fresh.insert(parts[0].lowercased()) }
+        }
+        if !fresh.isEmpty {
+            let found = try NestedFields.inferEnums(
+                schema: schema, fieldNames: fieldNames, tableColumnOfInput: tableColumnOfInput, fields: fresh, createdByRun: createdTable,
+                presence: NestedFields.presence(in: batch))
+            decidedNestedFields.formUnion(found.decided)
+            for group in found.enums {
+                summary.warnings.append(
+                    "field \(group.field) is written as Swift Codable writes an enum, so it was read as one: a record's case fills its columns and sets the others of \(group.columns.joined(separator: ", ")) to NULL (pass --enum \(group) to declare it)")
+            }
+            enumGroups += found.enums
+            summary.enumGroups = enumGroups.map(\.description)
+        }
+        guard !enumGroups.isEmpty else { return }
+        for input in first ..< fieldNames.count {
+            let column = tableColumnOfInput[input].map { schema.columns[$0].name.lowercased() }
+            for (index, group) in enumGroups.enumerated() {
+                if let caseName = NestedFields.caseName(of: fieldNames[input], in: group.field) {
+                    if let column, !group.columns.contains(where: { $0.lowercased() == column }) {
+                        throw NestedFieldError.unknownCase(
+                            firstPosition(of: input, in: batch), path: FieldPath.dotted(fieldNames[input]), group: group.description)
+                    }
+                    enumCaseOfInput[input] = (index, caseName)
+                } else if let column, group.columns.contains(where: { $0.lowercased() == column }) {
+                    enumColumnOfDirectInput[input] = index
+                }
+            }
+        }
+        if let session { configureEnumGroups(session, schema: schema) }
+    }
+
+    func configureEnumGroups(_ session: WriteSession, schema: TableSchema) {
+        guard !enumGroups.isEmpty else { return }
+        session.setEnumGroups(
+            enumGroups.map { group in group.columns.map { schema.columnIndex(named: $0)! } },
+            groupOfInput: enumCaseOfInput.mapValues(\.group))
+    }
+
+    /// Refuses a record holding two cases of one enum (NULL values are no case), or a
+    /// case and a value for another of the enum's columns outside it.
+    func checkEnumCases(row: Int, of batch: RecordBatch, inputName: String) throws {
+        var seen: [Int: String] = [:]
+        for (input, member) in enumCaseOfInput {
+            let kind = batch.cell(row: row, column: input).kind
+            guard kind != .absent && kind != .null else { continue }
+            if let other = seen[member.group], other != member.caseName {
+                throw NestedFieldError.twoCases(
+                    batch.position(row: row, inputName: inputName), field: enumGroups[member.group].field,
+                    cases: [other, member.caseName].sorted())
+            }
+            seen[member.group] = member.caseName
+        }
+        guard !seen.isEmpty || !enumColumnOfDirectInput.isEmpty else { return }
+        for (input, group) in enumColumnOfDirectInput where batch.cell(row: row, column: input).kind != .absent {
+            guard enumCaseOfInput.contains(where: { $0.value.group == group && batch.cell(row: row, column: $0.key).kind != .absent }) else { continue }
+            throw NestedFieldError.caseAndColumn(
+                batch.position(row: row, inputName: inputName), field: enumGroups[group].field, column: columnNames[input],
+                group: enumGroups[group].description)
+        }
+    }
+
+    /// After the run: a declared enum whose field no record had.
+    func warnAboutUnusedEnums() {
+        for group in options.enumGroups where !fieldNames.contains(where: { NestedFields.caseName(of: $0, in: group.field) != nil }) {
+            summary.warnings.append(
+                "--enum \(group): no record has a nested field \(group.field), so no case was cleared; with CSV or flat JSON the case columns are filled as given")
+        }
+    }
+}
