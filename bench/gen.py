@@ -5,7 +5,8 @@ Standard library only; streams every file to disk in one pass, so memory stays
 constant whatever N is (N=10,000,000 writes ~3.8 GB of JSONL).
 
 Writes into OUTDIR:
-  base.jsonl   N rows (~380 bytes/row)
+  base.jsonl   N rows (~400 bytes/row); ids are random UUIDv4 text by default
+               (--keys sequential: itm-0000000001, ...)
   base.csv     the same rows as CSV (header; tags/meta as JSON text; NULL = empty field)
   base.tsv     the same rows pre-parsed for the C loader (see cloader.c):
                one row per line, 11 tab-separated fields, \\N = NULL,
@@ -35,7 +36,7 @@ import shutil
 import sys
 import time
 
-GEN_VERSION = 3
+GEN_VERSION = 4
 
 COLUMNS = ["id", "name", "libraryID", "remoteID", "notes", "updatedAt",
            "price", "qty", "active", "tags", "meta"]
@@ -276,11 +277,28 @@ class Writers:
         self.t.close()
 
 
-def key(i):
+def sequential_key(i):
     return "itm-%010d" % i
 
 
-def generate(n, seed, outdir, small):
+def uuid_keys(seed):
+    """UUIDv4 text keys, as the seeds' schema makes with uuid(): random order.
+
+    Drawn from their own seeded stream, so that the rows' other values are the same
+    whatever the key order."""
+    kr = random.Random(seed ^ 0x5EED)
+
+    def key(_i):
+        b = kr.getrandbits(128)
+        b = (b & ~(0xF << 76)) | (0x4 << 76)          # version 4
+        b = (b & ~(0x3 << 62)) | (0x2 << 62)          # RFC 4122 variant
+        h = "%032x" % b
+        return "%s-%s-%s-%s-%s" % (h[:8], h[8:12], h[12:16], h[16:20], h[20:])
+    return key
+
+
+def generate(n, seed, outdir, small, keys="uuid"):
+    key = uuid_keys(seed) if keys == "uuid" else sequential_key
     if n % 10:
         sys.exit("N must be a multiple of 10")
     if small and (small % 10 or small >= n):
@@ -309,7 +327,7 @@ def generate(n, seed, outdir, small):
             sbase_w.write(row)
         if i % 10 == 0:
             # a changed version of an existing key: same identity, newer updatedAt
-            ch, t2, c2 = make_row(r, i, key(i), lib=row["libraryID"],
+            ch, t2, c2 = make_row(r, i, row["id"], lib=row["libraryID"],
                                   remote=row["remoteID"], t_min=t)
             dchg.add(row, t, cents, -1)
             dchg.add(ch, t2, c2)
@@ -333,7 +351,7 @@ def generate(n, seed, outdir, small):
                 if os.path.isfile(os.path.join(d, f))}
 
     man = {
-        "gen_version": GEN_VERSION, "n": n, "seed": seed, "small": small or None,
+        "gen_version": GEN_VERSION, "n": n, "seed": seed, "keys": keys, "small": small or None,
         "delta_rows": 2 * (n // 10), "checksum_sql": CHECKSUM_SQL,
         "checksum_names": CHECKSUM_NAMES,
         "expected": {
@@ -363,9 +381,12 @@ def main():
     ap.add_argument("--n", type=int, default=1000000)
     ap.add_argument("--seed", type=int, default=42)
     ap.add_argument("--small", type=int, default=0)
+    ap.add_argument("--keys", choices=["uuid", "sequential"], default="uuid",
+                    help="primary keys: random UUIDv4 text, as real apps have (default), "
+                         "or sequential itm-0000000001 (every insert appends)")
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
-    generate(a.n, a.seed, a.out, a.small)
+    generate(a.n, a.seed, a.out, a.small, a.keys)
 
 
 if __name__ == "__main__":

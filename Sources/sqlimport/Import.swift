@@ -100,6 +100,9 @@ struct Import: ParsableCommand {
     @Option(help: "Page cache for the run, in MiB.")
     var cacheMib = 256
 
+    @Option(name: .customLong("sort-memory"), help: ArgumentHelp("MiB for key-ordered writes: an upsert applies its records in runs sorted by the key SQLite looks up first, two runs in memory at once; 0 applies them in input order.", valueName: "MiB"))
+    var sortMemory = 48
+
     @Option(help: ArgumentHelp("Wait this long for another writer's lock.", valueName: "ms"))
     var busyTimeout = 5000
 
@@ -205,6 +208,7 @@ struct Import: ParsableCommand {
         options.dryRun = dryRun
         options.parseOnly = parseOnly
         options.cacheSizeMiB = cacheMib
+        options.sortMemoryMiB = sortMemory
         options.busyTimeoutMilliseconds = busyTimeout
         options.multirowCap = rowsPerStatement
         options.commitEvery = commitEvery

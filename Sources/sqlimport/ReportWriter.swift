@@ -30,6 +30,8 @@ enum ReportWriter {
         var deferredIndexes: [String]?
         /// Enum groups applied (`--enum`, or recognised), as `FIELD=COL,COL`.
         var enumGroups: [String]?
+        /// The order records were applied in: sorted by key in runs, or input order and why.
+        var keyOrder: String?
         var warnings: [String]
         var startedAt: Date
         var finishedAt: Date
@@ -46,7 +48,7 @@ enum ReportWriter {
             conflictTarget: summary.conflictTarget, conflictPredicate: summary.conflictPredicate, fallbackKey: summary.fallbackKey,
             merge: summary.merge, strategy: summary.strategy, rowsPerStatement: summary.rowsPerStatement, counts: summary.counts, resumedRecords: summary.resumedRecords,
             restartedInputs: summary.restartedInputs, createdTable: summary.createdTable, addedColumns: summary.addedColumns,
-            createdIndex: summary.createdIndex, deferredIndexes: summary.deferredIndexes, enumGroups: summary.enumGroups,
+            createdIndex: summary.createdIndex, deferredIndexes: summary.deferredIndexes, enumGroups: summary.enumGroups, keyOrder: summary.keyOrder,
             warnings: summary.warnings, startedAt: summary.startedAt, finishedAt: summary.finishedAt, durationSeconds: seconds,
             rowsPerSecond: Double(summary.counts.read) / seconds,
             megabytesPerSecond: Double(summary.bytesRead) / 1_000_000 / seconds, dryRun: summary.dryRun)

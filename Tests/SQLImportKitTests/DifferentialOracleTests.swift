@@ -332,6 +332,7 @@ import Testing
                             $0.nullKey = .insert
                             $0.multirowCap = 7
                             $0.rowsPerBatch = batch
+                            $0.sortRunBytes = 4096  // many sorted runs, where key order applies
                         }.counts
                         let wanted = expectedCounts[index]
                         let context = "\(shape), \(policy), batch \(batch), seed \(seed), \(strategy), input \(index)"

@@ -198,3 +198,19 @@ extension SchemaTests {
         #expect(try DatabaseQueue(path: database).read { try String.fetchOne($0, sql: "SELECT note FROM t WHERE id = 5001") } == "late")
     }
 }
+
+extension SchemaTests {
+    /// A nightly export that came out empty is no error, whatever the table requires.
+    @Test func anEmptyInputIntoAnExistingTableReadsNothingAndSucceeds() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let database = directory.appendingPathComponent("db.sqlite").path
+        try TestSupport.createDatabase(database, schema: TestSupport.seedsSchema)
+        for text in ["", "\n", "[]"] {
+            let input = TestSupport.write(text, to: directory.appendingPathComponent(text == "[]" ? "e.json" : "e.jsonl"))
+            let result = try TestSupport.run([input, "--db", database, "--table", "items", "--upsert", "libraryID,remoteID"], in: directory)
+            #expect(result.status == 0, "\(text.debugDescription): \(result.stderr)")
+            #expect(result.stderr.contains("0 read"))
+        }
+    }
+}

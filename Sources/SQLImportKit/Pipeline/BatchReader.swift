@@ -20,6 +20,12 @@ protocol BatchSource: AnyObject {
     /// How many batches the writer may keep without recycling them (while it samples
     /// records to infer a new table's types) before the source would starve.
     var batchesTheWriterMayHold: Int { get }
+    /// Sorts runs of records by key for the writer (`KeyOrder`), when the source can.
+    var keyOrder: KeyOrder? { get }
+}
+
+extension BatchSource {
+    var keyOrder: KeyOrder? { nil }
 }
 
 /// Reads every input of a run on its own thread and hands full batches to the writer
@@ -47,11 +53,29 @@ final class BatchReader: BatchSource, @unchecked Sendable {
     let batchesTheWriterMayHold: Int
     /// Batches end at every multiple of this many records, where the writer commits.
     private let commitEvery: Int?
+    /// Sorts runs by key once the writer knows the key (`KeyOrder`).
+    let keyOrder: KeyOrder?
+    /// The two batches sorted runs are read into, one filled while the writer writes
+    /// the other: they are large, and only these two ever grow that large.
+    private let runs = BoundedQueue<RecordBatch>(capacity: 2)
+    /// Where a run is read before it is copied sorted into one of `runs`.
+    private var stage: RecordBatch?
 
     /// - Parameter spareBatches: extra batches the writer may hold at once (while it
     ///   samples records to infer a new table's types).
-    init(paths: [String], options: ReaderOptions, rowsPerBatch: Int = 4096, bytesPerBatch: Int = 2 << 20, depth: Int = 3, spareBatches: Int = 0, keepRaw: Bool = false, cancellation: Cancellation? = nil, commitEvery: Int? = nil) {
+    init(
+        paths: [String], options: ReaderOptions, rowsPerBatch: Int = 4096, bytesPerBatch: Int = 2 << 20, depth: Int = 3, spareBatches: Int = 0,
+        keepRaw: Bool = false, cancellation: Cancellation? = nil, commitEvery: Int? = nil, keyOrder: KeyOrder? = nil
+    ) {
         self.commitEvery = commitEvery
+        self.keyOrder = keyOrder
+        if keyOrder != nil {
+            for _ in 0 ..< 2 {
+                let run = RecordBatch()
+                run.isRun = true
+                runs.push(run)
+            }
+        }
         // The pool is depth + 2 + spare: with spare + 1 held, the queue can still fill.
         batchesTheWriterMayHold = spareBatches + 1
         self.paths = paths
@@ -63,10 +87,11 @@ final class BatchReader: BatchSource, @unchecked Sendable {
         empty = BoundedQueue(capacity: depth + 2 + spareBatches)
         for _ in 0 ..< depth + 2 + spareBatches { empty.push(RecordBatch()) }
         self.cancellation = cancellation
-        cancellation?.onCancel { [full, empty] in
+        cancellation?.onCancel { [full, empty, runs] in
             // Wakes both sides: the writer sees the end of the queue and the cancellation.
             full.close()
             empty.close()
+            runs.close()
         }
     }
 
@@ -86,6 +111,7 @@ final class BatchReader: BatchSource, @unchecked Sendable {
     func stop() {
         full.close()
         empty.close()
+        runs.close()
         if thread != nil {
             // A cancelled reader may be blocked reading a pipe: do not wait for it long.
             if cancellation?.signal != nil {
@@ -102,7 +128,13 @@ final class BatchReader: BatchSource, @unchecked Sendable {
     }
 
     func recycle(_ batch: RecordBatch) {
-        empty.push(batch)
+        if batch.isRun {
+            runs.push(batch)
+        } else {
+            // Once runs are sorted, the small batches are not read into again.
+            if keyOrder?.spec != nil { batch.releaseMemory() }
+            empty.push(batch)
+        }
     }
 
     private func run() {
@@ -115,11 +147,26 @@ final class BatchReader: BatchSource, @unchecked Sendable {
                 guard full.push(.opened(index: index, InputDescription(path: path, format: format, compression: input.compression, bytes: input.fileSize))) else { return }
                 var more = true
                 while more {
-                    guard let batch = empty.pop() else { return }
-                    batch.reset(inputIndex: index)
-                    batch.keepRawRecords = keepRaw
-                    let room = commitEvery.map { $0 - recordsRead % $0 } ?? rowsPerBatch
-                    more = try reader.fill(batch, maxRows: min(rowsPerBatch, room), maxBytes: bytesPerBatch)
+                    let room = commitEvery.map { $0 - recordsRead % $0 } ?? Int.max
+                    let batch: RecordBatch
+                    if let keyOrder, let spec = keyOrder.spec {
+                        // Read into the stage, then copy it sorted into a free run.
+                        let stage = self.stage ?? RecordBatch()
+                        self.stage = stage
+                        stage.reset(inputIndex: index)
+                        stage.keepRawRecords = keepRaw
+                        let limits = keyOrder.nextRunLimits
+                        more = try reader.fill(stage, maxRows: min(room, limits.records), maxBytes: limits.textBytes)
+                        guard let run = runs.pop() else { return }
+                        keyOrder.sortRun(stage, into: run, by: spec)
+                        batch = run
+                    } else {
+                        guard let next = empty.pop() else { return }
+                        batch = next
+                        batch.reset(inputIndex: index)
+                        batch.keepRawRecords = keepRaw
+                        more = try reader.fill(batch, maxRows: min(rowsPerBatch, room), maxBytes: bytesPerBatch)
+                    }
                     recordsRead += batch.recordCount
                     batch.endsInput = !more
                     batch.endsCommitInterval = commitEvery.map { batch.recordCount > 0 && recordsRead % $0 == 0 } ?? false

@@ -48,6 +48,12 @@ public struct ImportOptions: Sendable {
     public var multirowCap: Int?
     /// Records per batch handed from the reading thread to the writing one.
     public var rowsPerBatch = 4096
+    /// `--sort-memory MiB`: memory for key-ordered writes (`KeyOrder`): an upsert's
+    /// records are applied in runs sorted by the key SQLite probes first, two runs in
+    /// memory at once. 0 applies them in input order.
+    public var sortMemoryMiB = 48
+    /// The size of one sorted run, overriding `sortMemoryMiB` (tests use small runs).
+    var sortRunBytes: Int?
     /// Write with guarded statements: unchanged index columns left out of `DO UPDATE SET`
     /// (`IndexedColumns`), the primary-key clause first (`UpsertStatement`), each with a
     /// fallback. Always on; tests turn it off to compare with the plain statements.

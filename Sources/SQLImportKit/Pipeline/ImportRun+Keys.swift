@@ -10,7 +10,7 @@ extension ImportRun {
         case pass
     }
 
-    /// Decides `plan.decisions[row - firstRow]` for the rows of `batch`, counts `nullKey`
+    /// Decides `plan.decisions[row - firstRow]` for `rows` of `batch`, counts `nullKey`
     /// and repeated keys, and throws where a policy says the run must stop.
     ///
     /// A record whose key a later record of the same batch repeats is not written: the
@@ -19,8 +19,9 @@ extension ImportRun {
     /// the later one's conflict lands on a row this run wrote (`TouchedRows`). Without
     /// rowids, or in a dry run, the `KeyLedger` counts them. Either way each repeat is
     /// counted once.
-    func decideKeys(of batch: RecordBatch, firstRow: Int, inputName: String, plan: inout BatchPlan) throws {
-        let count = batch.rowCount - firstRow
+    func decideKeys(of batch: RecordBatch, rows: Range<Int>, inputName: String, plan: inout BatchPlan) throws {
+        let firstRow = rows.lowerBound
+        let count = rows.count
         plan.decisions.removeAll(keepingCapacity: true)
         plan.decisions.append(contentsOf: repeatElement(.write, count: count))
         plan.next.removeAll(keepingCapacity: true)

@@ -6,6 +6,12 @@ import GRDBSQLite
 extension ImportRun {
     func write(_ batch: RecordBatch) throws {
         try mapNewColumns(of: batch)
+        // An empty input (or one of only rejected records) needs no statement: its
+        // missing fields are no error (a CSV header's unknown ones still are).
+        if session == nil && batch.rowCount == 0 {
+            try afterWriting(batch, rows: 0)
+            return
+        }
         let session = try self.session ?? startSession()
         self.session = session
         if batch.bytes.isEmpty { batch.bytes.append(0) }  // a valid base address
@@ -13,9 +19,26 @@ extension ImportRun {
         // Records an interrupted run already committed are passed over.
         var firstRow = 0
         if let resumeOffset = resumeOffsetOfInput[batch.inputIndex] {
-            while firstRow < batch.rowCount, batch.byteOffsets[firstRow] < resumeOffset { firstRow += 1 }
+            // A sorted run may hold committed records anywhere: they go first.
+            firstRow = batch.isReordered
+                ? batch.partition(before: resumeOffset)
+                : (0 ..< batch.rowCount).first { batch.byteOffsets[$0] >= resumeOffset } ?? batch.rowCount
             summary.counts.read -= firstRow
         }
+        // A sorted run is planned and written in slices of `rowsPerBatch` records, so
+        // that each slice's records stay in the CPU's caches from planning to binding.
+        var start = firstRow
+        while start < batch.rowCount {
+            let end = min(start + options.rowsPerBatch, batch.rowCount)
+            try write(start ..< end, of: batch, session: session, inputName: inputName)
+            start = end
+        }
+        try checkCancellation()
+        try afterWriting(batch, rows: batch.rowCount - firstRow)
+    }
+
+    private func write(_ rows: Range<Int>, of batch: RecordBatch, session: WriteSession, inputName: String) throws {
+        let firstRow = rows.lowerBound
         try batch.bytes.withUnsafeBufferPointer { buffer in
             let bytes = buffer.baseAddress!
             var plan = BatchPlan()
@@ -25,7 +48,7 @@ extension ImportRun {
             plan.inside.removeAll(keepingCapacity: true)
             plan.setAside.removeAll(keepingCapacity: true)
             let hasEnums = !enumCaseOfInput.isEmpty
-            for row in firstRow ..< batch.rowCount {
+            for row in rows {
                 if hasEnums {
                     do {
                         try checkEnumCases(row: row, of: batch, inputName: inputName)
@@ -54,13 +77,13 @@ extension ImportRun {
                     }
                 }
             }
-            try decideKeys(of: batch, firstRow: firstRow, inputName: inputName, plan: &plan)
+            try decideKeys(of: batch, rows: rows, inputName: inputName, plan: &plan)
             // Runs of consecutive records of one shape that are written, never holding two
             // records with the same key (`decideKeys`).
             var runStart = firstRow
             var runShape: RowShape?
             var runEnd = Int.max
-            for row in firstRow ..< batch.rowCount {
+            for row in rows {
                 let index = row - firstRow
                 let shape: RowShape? = plan.decisions[index] == .write ? plan.shapes[index] : nil
                 if shape !== runShape || row >= runEnd {
@@ -74,11 +97,9 @@ extension ImportRun {
                 if shape != nil, plan.next[index] >= 0 { runEnd = min(runEnd, firstRow + plan.next[index]) }
             }
             if let runShape {
-                try strategy.write(runStart ..< batch.rowCount, of: batch, shape: runShape, session: session, inputName: inputName, bytes: bytes)
+                try strategy.write(runStart ..< rows.upperBound, of: batch, shape: runShape, session: session, inputName: inputName, bytes: bytes)
             }
         }
-        try checkCancellation()
-        try afterWriting(batch, rows: batch.rowCount - firstRow)
     }
 
 }

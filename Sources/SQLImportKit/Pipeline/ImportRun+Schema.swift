@@ -351,6 +351,7 @@ extension ImportRun {
         case .multirow: strategy = MultiRowStrategy(cap: options.multirowCap ?? MultiRowStrategy.defaultCap)
         }
         summary.rowsPerStatement = strategy.rowsPerStatement(columns: max(mapped.count, 1), session: session)
+        try startKeyOrder(session)
         return session
     }
 

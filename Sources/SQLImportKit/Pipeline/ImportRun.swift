@@ -37,6 +37,8 @@ final class ImportRun {
     /// Nested fields (lowercased first components) already declared or recognised as an
     /// enum or a column group.
     var decidedNestedFields = Set<String>()
+    /// Why the records are not sorted by key (`KeyOrder`), when they are not.
+    var keyOrderRefusal: String?
     /// Table column of each mapped input column, by column number; nil when dropped.
     var tableColumnOfInput: [Int?] = []
 
@@ -153,6 +155,7 @@ final class ImportRun {
         for pending in sample { try write(pending) }
         try deferredIndexes.rebuild(db, table: table)
         warnAboutUnusedEnums()
+        describeKeyOrder()
         finishSummary()
     }
 

@@ -29,6 +29,9 @@ public struct ImportSummary: Sendable, Codable {
     public var deferredIndexes: [String] = []
     /// Enum groups the run applied (`--enum`, or recognised), as `FIELD=COL,COL`.
     public var enumGroups: [String] = []
+    /// The order records were applied in (`KeyOrder`): sorted by key in runs, or the
+    /// input's order and why.
+    public var keyOrder: String?
     /// The upsert statement of the first record shape, for `--dry-run`.
     public var statementSQL: String?
     public var dryRun = false

@@ -162,10 +162,11 @@ public final class Importer {
         var readerOptions = options.reader
         readerOptions.skipBadRecords = options.onError == .skip
         let rowsPerBatch = options.rowsPerBatch
+        let keyOrder = options.upsert != nil && options.sortMemoryMiB > 0 ? KeyOrder(memoryBytes: options.sortMemoryMiB << 20, runBytes: options.sortRunBytes) : nil
         let reader = BatchReader(
             paths: options.inputs, options: readerOptions, rowsPerBatch: rowsPerBatch,
             spareBatches: (options.inferRows + rowsPerBatch - 1) / rowsPerBatch, keepRaw: options.onError == .skip,
-            cancellation: options.cancellation, commitEvery: options.dryRun ? nil : options.commitEvery)
+            cancellation: options.cancellation, commitEvery: options.dryRun ? nil : options.commitEvery, keyOrder: keyOrder)
         reader.start()
         defer { reader.stop() }
         var summary = ImportSummary(

@@ -93,6 +93,13 @@ public final class GrowableBuffer<Element: BitwiseCopyable> {
 
     func removeAll() { state.pointee.count = 0 }
 
+    /// Empties the buffer and gives its memory back.
+    func releaseMemory() {
+        state.pointee.base = realloc(state.pointee.base, 16 * MemoryLayout<Element>.stride)!.assumingMemoryBound(to: Element.self)
+        state.pointee.capacity = 16
+        state.pointee.count = 0
+    }
+
     public func withUnsafeBufferPointer<Result>(_ body: (UnsafeBufferPointer<Element>) throws -> Result) rethrows -> Result {
         try body(UnsafeBufferPointer(start: state.pointee.base, count: state.pointee.count))
     }

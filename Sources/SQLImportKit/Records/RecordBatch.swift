@@ -8,6 +8,8 @@
 public final class RecordBatch: @unchecked Sendable {
     public let cells = GrowableBuffer<Cell>(capacity: 1 << 16)
     public let rowStarts = GrowableBuffer<Int>(capacity: 4096)
+    /// Cells of each row, so that rows can be reordered without moving their cells.
+    let rowLengths = GrowableBuffer<UInt32>(capacity: 4096)
     public let lines = GrowableBuffer<Int>(capacity: 4096)
     public let byteOffsets = GrowableBuffer<Int64>(capacity: 4096)
     /// Decoded text of every textual cell.
@@ -31,6 +33,11 @@ public final class RecordBatch: @unchecked Sendable {
     /// True when the run's record count reaches a multiple of `--commit-every` at the end
     /// of this batch: the writer commits after it.
     public internal(set) var endsCommitInterval = false
+    /// True for a batch of the reader's pool of sorted runs (`KeyOrder`).
+    var isRun = false
+    /// True when the rows were reordered by key (`KeyOrder`): lines and byte offsets are
+    /// then not ascending.
+    public internal(set) var isReordered = false
 
     /// Where the row being built starts in `cells` and `bytes` (behind a pointer, like
     /// `GrowableBuffer`'s state, to keep per-field writes free of exclusivity checks).
@@ -50,7 +57,7 @@ public final class RecordBatch: @unchecked Sendable {
     public var recordCount: Int { rowStarts.count + rejects.count }
 
     @inline(__always) public func rowEnd(_ row: Int) -> Int {
-        row + 1 < rowStarts.count ? rowStarts[row + 1] : cells.count
+        rowStarts[row] + Int(rowLengths[row])
     }
 
     /// The field of input column `column` in `row`, or `absent`.
@@ -85,6 +92,7 @@ public final class RecordBatch: @unchecked Sendable {
     func reset(inputIndex: Int) {
         cells.removeAll()
         rowStarts.removeAll()
+        rowLengths.removeAll()
         lines.removeAll()
         byteOffsets.removeAll()
         bytes.removeAll()
@@ -95,7 +103,98 @@ public final class RecordBatch: @unchecked Sendable {
         rejects.removeAll()
         endsInput = false
         endsCommitInterval = false
+        isReordered = false
         self.inputIndex = inputIndex
+    }
+
+    /// Puts row `order[i]` at position `i` (`order` is a permutation of the rows). Cells
+    /// and text stay where they are: only the rows' bookkeeping moves.
+    func reorder(_ order: [Int32]) {
+        precondition(order.count == rowCount)
+        let starts = order.map { rowStarts[Int($0)] }
+        let lengths = order.map { rowLengths[Int($0)] }
+        let newLines = order.map { lines[Int($0)] }
+        let newOffsets = order.map { byteOffsets[Int($0)] }
+        for index in 0 ..< order.count {
+            rowStarts[index] = starts[index]
+            rowLengths[index] = lengths[index]
+            lines[index] = newLines[index]
+            byteOffsets[index] = newOffsets[index]
+        }
+        if rawRanges.count == order.count { rawRanges = order.map { rawRanges[Int($0)] } }
+        isReordered = true
+    }
+
+    /// Makes this batch a copy of `source` with its rows in `order` (nil: as they are),
+    /// each row's cells and text laid out one after the other, so that the writer reads
+    /// memory in order (a reordered row that stayed where it was read costs cache misses
+    /// on every field).
+    func copyRows(from source: RecordBatch, order: [Int32]?) {
+        reset(inputIndex: source.inputIndex)
+        cells.reserve(source.cells.count)
+        bytes.reserve(source.bytes.count)
+        let sourceBytes = source.bytes.base
+        let rows = source.rowCount
+        for index in 0 ..< rows {
+            let row = order.map { Int($0[index]) } ?? index
+            let start = source.rowStarts[row]
+            let length = Int(source.rowLengths[row])
+            rowStarts.append(cells.count)
+            rowLengths.append(UInt32(length))
+            for offset in start ..< start + length {
+                var cell = source.cells[offset]
+                if cell.isTextual {
+                    let moved = bytes.count
+                    bytes.append(sourceBytes + Int(cell.payload), count: Int(cell.length))
+                    cell.payload = Int64(moved)
+                }
+                cells.append(cell)
+            }
+            lines.append(source.lines[row])
+            byteOffsets.append(source.byteOffsets[row])
+            if row < source.rawRanges.count {
+                let begin = rawBytes.count
+                rawBytes.append(contentsOf: source.rawBytes[source.rawRanges[row]])
+                rawRanges.append(begin ..< rawBytes.count)
+            }
+        }
+        newColumns = source.newColumns
+        numbersKeptAsText = source.numbersKeptAsText
+        rejects = source.rejects
+        inputBytesConsumed = source.inputBytesConsumed
+        endsInput = source.endsInput
+        endsCommitInterval = source.endsCommitInterval
+        keepRawRecords = source.keepRawRecords
+        isReordered = order != nil
+    }
+
+    /// Empties the batch and gives its memory back (a small batch once sorted runs
+    /// have taken over, `BatchReader.recycle`).
+    func releaseMemory() {
+        reset(inputIndex: inputIndex)
+        cells.releaseMemory()
+        rowStarts.releaseMemory()
+        lines.releaseMemory()
+        rowLengths.releaseMemory()
+        byteOffsets.releaseMemory()
+        bytes.releaseMemory()
+        rawBytes = []
+        rawRanges = []
+    }
+
+    /// Memory the batch's records take, for `KeyOrder`'s budget.
+    var memoryBytes: Int {
+        bytes.count + cells.count * MemoryLayout<Cell>.stride + rowCount * 28 + rawBytes.count
+    }
+
+    /// Moves the rows whose byte offset is below `offset` to the front, each group in
+    /// its order; returns how many there are.
+    func partition(before offset: Int64) -> Int {
+        let before = (0 ..< rowCount).filter { byteOffsets[$0] < offset }
+        guard !before.isEmpty, before.count < rowCount, before.last != before.count - 1 else { return before.count }
+        let after = (0 ..< rowCount).filter { byteOffsets[$0] >= offset }
+        reorder((before + after).map(Int32.init))
+        return before.count
     }
 
     // MARK: - Building rows (reader side)
@@ -123,6 +222,7 @@ public final class RecordBatch: @unchecked Sendable {
     /// Keeps the row built since `beginRow()`.
     @inline(__always) func commitRow(line: Int, byteOffset: Int64) {
         rowStarts.append(cursor.pointee.cells)
+        rowLengths.append(UInt32(cells.count - cursor.pointee.cells))
         lines.append(line)
         byteOffsets.append(byteOffset)
     }

@@ -1,0 +1,84 @@
+import Foundation
+import GRDB
+
+/// What the reader sorts each run by (`KeyOrder`), decided once the write session knows
+/// which conflict clause each statement tries first.
+extension ImportRun {
+    /// Starts key-ordered reading when it cannot change what the run leaves behind.
+    func startKeyOrder(_ session: WriteSession) throws {
+        guard let keyOrder = source.keyOrder, let target, let schema else { return }
+        guard let spec = try keyOrderSpec(session, target: target, schema: schema) else {
+            summary.keyOrder = "input order: \(keyOrderRefusal ?? "")"
+            return
+        }
+        keyOrder.spec = spec
+    }
+
+    /// The sort and guard columns, or nil (with `keyOrderRefusal` set) where the order of
+    /// writes shows in the result.
+    func keyOrderSpec(_ session: WriteSession, target: ConflictTarget, schema: TableSchema) throws -> KeyOrder.Spec? {
+        func refuse(_ reason: String) -> KeyOrder.Spec? {
+            keyOrderRefusal = reason
+            return nil
+        }
+        if session.hasTriggers { return refuse("the database has triggers, which see each write") }
+        if try Bool.fetchOne(
+            db, sql: "SELECT EXISTS (SELECT 1 FROM pragma_foreign_key_list(?) WHERE \"table\" = ? COLLATE NOCASE)", arguments: [table, table]) ?? true
+        {
+            return refuse("a foreign key of the table refers to the table itself")
+        }
+        let tableSQL = try String.fetchOne(db, sql: "SELECT upper(sql) FROM sqlite_schema WHERE type = 'table' AND name = ?", arguments: [table]) ?? "REPLACE"
+        if tableSQL.contains("REPLACE") || tableSQL.contains("IGNORE") {
+            return refuse("an ON CONFLICT REPLACE or IGNORE constraint keeps the first or the last of two records in the order of writes")
+        }
+        let mapped = Set(tableColumnOfInput.compactMap { $0 })
+        if let alias = schema.rowidAlias, let index = schema.columnIndex(named: alias), !mapped.contains(index) {
+            return refuse("new rows get their \(alias) in the order they are written")
+        }
+        let primaryKey = target.fallbackKey ?? []
+        let keys = Set([Set(target.columns.map { $0.lowercased() }), Set(schema.primaryKey.map { $0.lowercased() })])
+        if options.onError == .skip, schema.uniqueKeys.contains(where: { !keys.contains(Set($0.columns.map { $0.lowercased() })) }) {
+            return refuse("another unique index would reject a different one of two records under --on-error skip")
+        }
+        // The clause SQLite tries first (`UpsertStatement.reordersKeyClauses`).
+        let primaryKeyFirst = tableIsReal && options.usesGuardedStatements && options.merge != .ignore && target.fallbackKey != nil
+        let sortNames = primaryKeyFirst ? primaryKey : target.columns
+        let guardNames = primaryKeyFirst ? target.columns : primaryKey
+        guard let sortColumns = keyOrderColumns(sortNames, schema: schema), let guardColumns = keyOrderColumns(guardNames, schema: schema) else {
+            return refuse("a key column is neither INTEGER nor TEXT with a built-in collation, or the input fills it twice")
+        }
+        return KeyOrder.Spec(sortColumns: sortColumns, guardColumns: guardColumns, description: sortNames.joined(separator: ", "))
+    }
+
+    private func keyOrderColumns(_ names: [String], schema: TableSchema) -> [KeyOrder.Column]? {
+        let key = schema.uniqueKeys.first { Set($0.columns.map { $0.lowercased() }) == Set(names.map { $0.lowercased() }) }
+        var columns: [KeyOrder.Column] = []
+        for name in names {
+            guard let index = schema.columnIndex(named: name) else { return nil }
+            let inputs = tableColumnOfInput.indices.filter { tableColumnOfInput[$0] == index }
+            guard inputs.count == 1 else { return nil }
+            let column = schema.columns[index]
+            let affinity = schema.isStrict ? ColumnAffinity(strictType: column.declaredType) : column.affinity
+            let position = key?.columns.firstIndex { $0.lowercased() == name.lowercased() }
+            let collation = (position.flatMap { key?.collations?[$0] } ?? "BINARY").uppercased()
+            let comparison: KeyOrder.Comparison
+            switch (affinity, collation) {
+            case (.integer, _): comparison = .integer
+            case (.text, "BINARY"): comparison = .binary
+            case (.text, "NOCASE"): comparison = .noCase
+            case (.text, "RTRIM"): comparison = .rightTrim
+            default: return nil
+            }
+            columns.append(KeyOrder.Column(input: inputs[0], comparison: comparison))
+        }
+        return columns
+    }
+
+    /// The report's line on key order, once the run is over.
+    func describeKeyOrder() {
+        guard let keyOrder = source.keyOrder, let spec = keyOrder.spec else { return }
+        let counts = keyOrder.counts
+        summary.keyOrder = "sorted by \(spec.description) in runs of up to \(counts.largestRun) records: \(counts.sorted) run(s) sorted"
+            + (counts.leftInOrder > 0 ? ", \(counts.leftInOrder) left in input order (a key value that may be stored differently, or two records with one key of the other clause)" : "")
+    }
+}
