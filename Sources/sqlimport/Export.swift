@@ -33,8 +33,8 @@ struct Export: ParsableCommand {
         help: ArgumentHelp("Compress with zstd; --zstd alone is level \(ZstdCompressingSink.defaultLevel).", valueName: "level"))
     var zstdLevel: Int?
 
-    @Option(help: ArgumentHelp("zstd worker threads.", valueName: "n"))
-    var threads = 0
+    @Option(help: ArgumentHelp("zstd worker threads (default: one per core, as zstd -T0; 0 compresses on the writing thread).", valueName: "n"))
+    var threads: Int?
 
     @Option(name: .customLong("null"), help: ArgumentHelp("How CSV/TSV write NULL. Default: an empty unquoted field.", valueName: "text"))
     var nullText: String?
@@ -64,7 +64,7 @@ struct Export: ParsableCommand {
         if let zstdLevel, !ZstdCompressingSink.levels.contains(zstdLevel) {
             throw ValidationError("--zstd=\(zstdLevel): the level must be within \(ZstdCompressingSink.levels)")
         }
-        if threads < 0 { throw ValidationError("--threads must be 0 or more") }
+        if let threads, threads < 0 { throw ValidationError("--threads must be 0 or more") }
     }
 
     var options: ExportOptions {

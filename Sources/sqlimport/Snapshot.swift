@@ -22,8 +22,8 @@ struct Snapshot: ParsableCommand {
     @Option(help: "zstd level.")
     var level = ZstdCompressingSink.defaultLevel
 
-    @Option(help: ArgumentHelp("zstd worker threads.", valueName: "n"))
-    var threads = 2
+    @Option(help: ArgumentHelp("zstd worker threads (default: one per core, as zstd -T0).", valueName: "n"))
+    var threads = ProcessInfo.processInfo.activeProcessorCount
 
     @Flag(help: "Replace an existing snapshot file.")
     var force = false

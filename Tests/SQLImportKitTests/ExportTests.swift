@@ -406,3 +406,18 @@ enum StockTool {
         try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
     }
 }
+
+extension ExportTests {
+    /// As `zstd -T0`: a .zst export compresses on every core unless --threads says otherwise.
+    @Test func aZstdExportUsesEveryCoreByDefault() throws {
+        var options = ExportOptions(databasePath: "db", source: .table("t"))
+        options.outputPath = "out.jsonl.zst"
+        guard case .zstd(_, let workers) = try options.resolvedCompression() else { Issue.record("not zstd"); return }
+        #expect(workers == ProcessInfo.processInfo.activeProcessorCount)
+        options.zstdWorkers = 0
+        guard case .zstd(_, let single) = try options.resolvedCompression() else { Issue.record("not zstd"); return }
+        #expect(single == 0)
+        options.outputPath = "out.jsonl.gz"
+        #expect(throws: ExportError.self) { try options.resolvedCompression() }
+    }
+}

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What `sqlimport export` reads: a whole table or view, or the rows of one query.
 public enum ExportSource: Sendable, Equatable {
     /// `SELECT * FROM "name"`.
@@ -37,8 +39,9 @@ public struct ExportOptions: Sendable {
     /// `--zstd[=LEVEL]`: zstd at this level even when the output's name does not end in
     /// `.zst`.
     public var zstdLevel: Int?
-    /// `--threads`: libzstd's worker threads.
-    public var zstdWorkers = 0
+    /// `--threads`: libzstd's worker threads; nil is one per core, as `zstd -T0` (0
+    /// compresses on the writing thread).
+    public var zstdWorkers: Int?
     /// `--null TEXT`: how CSV and TSV write NULL (default: an empty unquoted field).
     public var nullText: String?
     /// How long to wait for a writer's lock.
@@ -68,13 +71,13 @@ public struct ExportOptions: Sendable {
         let name = (outputFile ?? "").lowercased()
         if name.hasSuffix(".gz") {
             if zstdLevel != nil { throw .conflictingOptions("--zstd writes zstd, but \(outputFile!) ends in .gz; drop one of them") }
-            if zstdWorkers > 0 { throw .conflictingOptions("--threads applies to zstd only, and \(outputFile!) is gzip") }
+            if zstdWorkers != nil { throw .conflictingOptions("--threads applies to zstd only, and \(outputFile!) is gzip") }
             return .gzip
         }
         if zstdLevel != nil || name.hasSuffix(".zst") || name.hasSuffix(".zstd") {
-            return .zstd(level: zstdLevel ?? ZstdCompressingSink.defaultLevel, workers: zstdWorkers)
+            return .zstd(level: zstdLevel ?? ZstdCompressingSink.defaultLevel, workers: zstdWorkers ?? ProcessInfo.processInfo.activeProcessorCount)
         }
-        if zstdWorkers > 0 { throw .conflictingOptions("--threads applies to zstd only; add --zstd, or name the output .zst") }
+        if zstdWorkers != nil { throw .conflictingOptions("--threads applies to zstd only; add --zstd, or name the output .zst") }
         return .none
     }
 }
