@@ -49,6 +49,11 @@ enum ExitStatus {
             case .invalidTypeOverride, .unknownColumnInOption, .notATable, .unknownSchema: return usage
             default: return badData
             }
+        case let error as MirrorError:
+            switch error {
+            case .tooManyDeletions, .restricted: return badData
+            default: return usage
+            }
         case let error as NestedFieldError:
             switch error {
             case .invalidEnumOption, .badEnumColumn, .declaredTwice: return usage

@@ -61,6 +61,18 @@ struct Import: ParsableCommand {
     @Option(name: .customLong("group"), help: ArgumentHelp("A nested field that is a column group, never read as an enum (repeatable).", valueName: "field"))
     var columnGroups: [String] = []
 
+    @Flag(name: .customLong("delete-missing"), help: "Sync mirror (needs --upsert): after the input, in the same transaction, delete the table's rows that no record matched.")
+    var deleteMissing = false
+
+    @Option(help: ArgumentHelp("With --delete-missing: only rows whose values in these columns appear in the input may be deleted (e.g. libraryID).", valueName: "columns"))
+    var scope: String?
+
+    @Option(name: .customLong("max-delete"), help: ArgumentHelp("With --delete-missing: the most rows it may delete, a count or a percentage of the rows in scope; more stops the run, nothing committed. Default 10%; an empty input deletes nothing unless 100%.", valueName: "n|p%"))
+    var maxDelete: String?
+
+    @Option(help: ArgumentHelp("A record whose FIELD is true (or equals VALUE) deletes its row instead of being upserted (needs --upsert).", valueName: "field[=value]"))
+    var tombstone: String?
+
     @Option(help: ArgumentHelp("Upsert on these columns (a primary key or unique index), comma-separated.", valueName: "columns"))
     var upsert: String?
 
@@ -169,6 +181,13 @@ struct Import: ParsableCommand {
         if ImportOptions.ErrorPolicy(rawValue: onError) == nil { throw ValidationError("--on-error \(onError): expected abort or skip") }
         if merge != "replace" && upsert == nil { throw ValidationError("--merge \(merge) applies to rows an upsert finds; add --upsert COLUMNS") }
         if ImportOptions.NullKeyPolicy(rawValue: nullKey) == nil { throw ValidationError("--null-key \(nullKey): expected error, skip or insert") }
+        if (deleteMissing || tombstone != nil) && upsert == nil {
+            throw ValidationError("--delete-missing and --tombstone find rows by the conflict target; add --upsert COLUMNS")
+        }
+        if (scope != nil || maxDelete != nil) && !deleteMissing { throw ValidationError("--scope and --max-delete go with --delete-missing") }
+        if let maxDelete, MaxDelete(argument: maxDelete) == nil {
+            throw ValidationError(MirrorError.invalidMaxDelete(maxDelete).description)
+        }
         for group in enumGroups {
             do { _ = try EnumGroup(argument: group) } catch { throw ValidationError(error.description) }
         }
@@ -191,6 +210,10 @@ struct Import: ParsableCommand {
         if let flattenBy { options.flattenNaming = flattenBy }
         options.enumGroups = enumGroups.compactMap { try? EnumGroup(argument: $0) }  // checked in validate()
         options.columnGroups = columnGroups
+        options.mirror.deleteMissing = deleteMissing
+        options.mirror.scope = scope.map(Self.columnList) ?? []
+        if let maxDelete, let parsed = MaxDelete(argument: maxDelete) { options.mirror.maxDelete = parsed }
+        options.mirror.tombstone = tombstone.map(Tombstone.init(argument:))
         if !columnGroups.isEmpty { options.reader.flatten = true }
         options.reader.maxRecordBytes = maxRecordBytes
         options.upsert = upsert.map(Self.columnList)

@@ -32,6 +32,10 @@ enum ReportWriter {
         var enumGroups: [String]?
         /// The order records were applied in: sorted by key in runs, or input order and why.
         var keyOrder: String?
+        /// `--delete-missing`: the rows in scope, and deletions withheld because records
+        /// were rejected.
+        var deleteCandidates: Int?
+        var deletionsWithheld: Int?
         var warnings: [String]
         var startedAt: Date
         var finishedAt: Date
@@ -49,6 +53,7 @@ enum ReportWriter {
             merge: summary.merge, strategy: summary.strategy, rowsPerStatement: summary.rowsPerStatement, counts: summary.counts, resumedRecords: summary.resumedRecords,
             restartedInputs: summary.restartedInputs, createdTable: summary.createdTable, addedColumns: summary.addedColumns,
             createdIndex: summary.createdIndex, deferredIndexes: summary.deferredIndexes, enumGroups: summary.enumGroups, keyOrder: summary.keyOrder,
+            deleteCandidates: summary.deleteCandidates, deletionsWithheld: summary.deletionsWithheld,
             warnings: summary.warnings, startedAt: summary.startedAt, finishedAt: summary.finishedAt, durationSeconds: seconds,
             rowsPerSecond: Double(summary.counts.read) / seconds,
             megabytesPerSecond: Double(summary.bytesRead) / 1_000_000 / seconds, dryRun: summary.dryRun)

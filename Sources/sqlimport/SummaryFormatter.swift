@@ -19,6 +19,10 @@ enum SummaryFormatter {
             if counts.ignored > 0 { parts.append("\(grouped(counts.ignored)) ignored") }
             if counts.nullKey > 0 { parts.append("\(grouped(counts.nullKey)) null key") }
             if counts.duplicateKeys > 0 { parts.append("\(grouped(counts.duplicateKeys)) duplicate keys") }
+            if summary.deleteCandidates != nil || counts.tombstones > 0 || counts.deleted > 0 { parts.append("\(grouped(counts.deleted)) deleted") }
+            if counts.tombstones > 0 {
+                parts.append("\(grouped(counts.tombstones)) tombstones" + (counts.tombstonesWithoutRow > 0 ? " (\(grouped(counts.tombstonesWithoutRow)) without a row)" : ""))
+            }
             parts.append("\(grouped(counts.rejected)) rejected")
         }
         let seconds = max(summary.durationSeconds, 0.000_001)

@@ -29,6 +29,8 @@ public struct ImportOptions: Sendable {
     public var enumGroups: [EnumGroup] = []
     /// `--group FIELD`: nested fields that are column groups, never read as enums.
     public var columnGroups: [String] = []
+    /// `--delete-missing`, `--scope`, `--max-delete`, `--tombstone` (`MirrorOptions`).
+    public var mirror = MirrorOptions()
     /// `--pk`: primary key of a table created by the run.
     public var primaryKey: [String] = []
     /// `--type col=TYPE`: declared types that override inference.

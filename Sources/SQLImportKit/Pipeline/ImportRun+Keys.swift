@@ -31,8 +31,8 @@ extension ImportRun {
         plan.fingerprints.removeAll(keepingCapacity: true)
         for index in 0 ..< count {
             let row = firstRow + index
-            if !plan.setAside.isEmpty && plan.setAside.contains(index) {
-                plan.fingerprints.append(0)  // rejected already: no key to repeat
+            if !plan.setAside.isEmpty && plan.setAside.contains(index) || !plan.tombstones.isEmpty && plan.tombstones.contains(index) {
+                plan.fingerprints.append(0)  // rejected already, or a deletion: no key to repeat
                 continue
             }
             if let value = keyFingerprint(row: row, of: batch, shape: plan.shapes[index], inside: plan.inside[index], seed: 0) {
@@ -174,6 +174,8 @@ struct BatchPlan {
     var inside: [Bool] = []
     /// Records rejected before their keys are decided (`--on-error skip`).
     var setAside = Set<Int>()
+    /// Tombstones (`--tombstone`): they delete their rows, in order with the others.
+    var tombstones = Set<Int>()
     /// `KeyDecision` of each record.
     var decisions: [ImportRun.KeyDecision] = []
     var fingerprints: [UInt64] = []

@@ -18,7 +18,9 @@ extension ImportRun {
         let inputName = inputNames[batch.inputIndex]
         // Records an interrupted run already committed are passed over.
         var firstRow = 0
-        if let resumeOffset = resumeOffsetOfInput[batch.inputIndex] {
+        // With --delete-missing the committed records are applied again (unchanged), so
+        // that their rows count as seen.
+        if let resumeOffset = resumeOffsetOfInput[batch.inputIndex], !options.mirror.deleteMissing {
             // A sorted run may hold committed records anywhere: they go first.
             firstRow = batch.isReordered
                 ? batch.partition(before: resumeOffset)
@@ -47,8 +49,12 @@ extension ImportRun {
             plan.shapes.removeAll(keepingCapacity: true)
             plan.inside.removeAll(keepingCapacity: true)
             plan.setAside.removeAll(keepingCapacity: true)
+            plan.tombstones.removeAll(keepingCapacity: true)
             let hasEnums = !enumCaseOfInput.isEmpty
+            let hasScope = !scopeInputs.isEmpty
             for row in rows {
+                if hasScope { collectScope(row: row, of: batch) }
+                if tombstoneInput != nil && isTombstone(row: row, of: batch) { plan.tombstones.insert(row - firstRow) }
                 if hasEnums {
                     do {
                         try checkEnumCases(row: row, of: batch, inputName: inputName)
@@ -85,6 +91,17 @@ extension ImportRun {
             var runEnd = Int.max
             for row in rows {
                 let index = row - firstRow
+                if !plan.tombstones.isEmpty && plan.tombstones.contains(index) {
+                    // Everything before it is written first, so that order holds.
+                    if let runShape {
+                        try strategy.write(runStart ..< row, of: batch, shape: runShape, session: session, inputName: inputName, bytes: bytes)
+                    }
+                    runShape = nil
+                    runStart = row + 1
+                    runEnd = Int.max
+                    if plan.decisions[index] == .write { try deleteTombstone(row: row, of: batch, inputName: inputName, bytes: bytes) }
+                    continue
+                }
                 let shape: RowShape? = plan.decisions[index] == .write ? plan.shapes[index] : nil
                 if shape !== runShape || row >= runEnd {
                     runEnd = Int.max

@@ -207,7 +207,7 @@ extension ImportRun {
                 tableColumnOfInput.append(index)
             } else {
                 tableColumnOfInput.append(nil)
-                if !FieldPath.isPresenceMarker(fieldNames[input]) { unknown.append(input) }
+                if !FieldPath.isPresenceMarker(fieldNames[input]) && !isTombstoneField(fieldNames[input]) { unknown.append(input) }
             }
         }
         // A field of a known enum that fills no column is a case the enum lacks.
@@ -285,8 +285,11 @@ extension ImportRun {
     func startSession() throws -> WriteSession {
         guard let schema else { preconditionFailure("the table exists before writing") }
         let mapped = Set(tableColumnOfInput.compactMap { $0 })
+        // (Tombstones need no column but their key: SQLite refuses an insert without one.)
         for (index, column) in schema.columns.enumerated()
-        where column.notNull && column.defaultSQL == nil && column.isWritable && !mapped.contains(index) && column.name != schema.rowidAlias {
+        where column.notNull && column.defaultSQL == nil && column.isWritable && !mapped.contains(index) && column.name != schema.rowidAlias
+            && options.mirror.tombstone == nil
+        {
             throw SchemaError.missingRequiredColumn(table: table, column: column.name)
         }
         if var target {
@@ -352,6 +355,7 @@ extension ImportRun {
         }
         summary.rowsPerStatement = strategy.rowsPerStatement(columns: max(mapped.count, 1), session: session)
         try startKeyOrder(session)
+        try prepareMirror(schema: schema)
         return session
     }
 

@@ -39,6 +39,11 @@ final class ImportRun {
     var decidedNestedFields = Set<String>()
     /// Why the records are not sorted by key (`KeyOrder`), when they are not.
     var keyOrderRefusal: String?
+
+    // The sync mirror (`ImportRun+Mirror`).
+    var scopeInputs: [Int] = []
+    var scopeValues = Set<[ScopeValue]>()
+    var tombstoneInput: Int?
     /// Table column of each mapped input column, by column number; nil when dropped.
     var tableColumnOfInput: [Int?] = []
 
@@ -154,6 +159,7 @@ final class ImportRun {
         }
         for pending in sample { try write(pending) }
         try deferredIndexes.rebuild(db, table: table)
+        try deleteMissingRows()
         warnAboutUnusedEnums()
         describeKeyOrder()
         finishSummary()

@@ -32,6 +32,10 @@ public struct ImportSummary: Sendable, Codable {
     /// The order records were applied in (`KeyOrder`): sorted by key in runs, or the
     /// input's order and why.
     public var keyOrder: String?
+    /// `--delete-missing`: rows in scope (seen or not), and deletions not made because
+    /// records were rejected.
+    public var deleteCandidates: Int?
+    public var deletionsWithheld: Int?
     /// The upsert statement of the first record shape, for `--dry-run`.
     public var statementSQL: String?
     public var dryRun = false

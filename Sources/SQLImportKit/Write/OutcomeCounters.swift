@@ -27,6 +27,11 @@ public struct OutcomeCounts: Sendable, Codable, Equatable {
     public var duplicateKeys = 0
     public var rejected = 0
     public var numbersKeptAsText = 0
+    /// Rows deleted: by `--delete-missing`, and by tombstones.
+    public var deleted = 0
+    /// Tombstone records (`--tombstone`), and those whose row did not exist.
+    public var tombstones = 0
+    public var tombstonesWithoutRow = 0
 
     public init() {}
 }

@@ -43,6 +43,24 @@ final class TouchedRows {
         return false
     }
 
+    /// Whether `--delete-missing` must keep `rowid`: a row the run touched, or one
+    /// inserted since the run began (by it, or by another connection between checkpoints).
+    func protects(_ rowid: Int64) -> Bool {
+        if rowid > startMax { return true }
+        let page = rowid >> 12
+        let index: Int
+        if page >= 0 && page < directory.count {
+            guard directory[Int(page)] >= 0 else { return false }
+            index = Int(directory[Int(page)])
+        } else if let known = farPages[page] {
+            index = known
+        } else {
+            return false
+        }
+        let offset = Int(rowid & 4095)
+        return words[index + (offset >> 6)] & (1 << UInt64(offset & 63)) != 0
+    }
+
     /// Marks `rowid` (a row this run inserted with a rowid it supplied) without asking.
     func mark(_ rowid: Int64) {
         guard rowid <= startMax || foreign.contains(where: { $0.contains(rowid) }) else { return }

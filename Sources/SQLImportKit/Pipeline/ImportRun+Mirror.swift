@@ -1,0 +1,239 @@
+import Foundation
+import GRDB
+import GRDBSQLite
+
+/// The sync mirror in a run (`MirrorOptions`): scope values and tombstones as records
+/// are written, the deletion of rows the input no longer has after the last one.
+extension ImportRun {
+    /// A scope value, as the record gave it.
+    enum ScopeValue: Hashable {
+        case null
+        case integer(Int64)
+        case real(UInt64)
+        case text(String)
+    }
+
+    /// Checks the mirror's options against the table and the input, before any write.
+    func prepareMirror(schema: TableSchema) throws {
+        let mirror = options.mirror
+        guard mirror.isActive else { return }
+        guard target != nil else { throw MirrorError.needsUpsert }
+        if mirror.deleteMissing && schema.isWithoutRowid { throw MirrorError.withoutRowid(table: table) }
+        scopeInputs = try mirror.scope.map { name in
+            guard let column = schema.columnIndex(named: name) else { throw MirrorError.scopeNotAColumn(column: name, table: table) }
+            guard let input = tableColumnOfInput.firstIndex(of: column) else { throw MirrorError.scopeNotInInput(column: name) }
+            return input
+        }
+        if let tombstone = mirror.tombstone {
+            tombstoneInput = fieldNames.firstIndex { $0.lowercased() == tombstone.field.lowercased() }
+        }
+    }
+
+    /// How statements name the rowid of `schema`'s table (a column may shadow `_rowid_`).
+    static func rowidName(of schema: TableSchema) -> String {
+        let names = Set(schema.columns.map { $0.name.lowercased() })
+        return ["_rowid_", "rowid", "oid"].first { !names.contains($0) } ?? "_rowid_"
+    }
+
+    /// Whether `name` is the tombstone field, which needs no column of its own.
+    func isTombstoneField(_ name: String) -> Bool {
+        guard let field = options.mirror.tombstone?.field else { return false }
+        return name.lowercased() == field.lowercased()
+    }
+
+    /// Notes the scope values of `row`.
+    func collectScope(row: Int, of batch: RecordBatch) {
+        var key: [ScopeValue] = []
+        key.reserveCapacity(scopeInputs.count)
+        for input in scopeInputs {
+            let cell = batch.cell(row: row, column: input)
+            switch cell.kind {
+            case .absent, .null: key.append(.null)
+            case .integer: key.append(.integer(cell.payload))
+            case .real: key.append(.real(UInt64(bitPattern: cell.payload)))
+            default: key.append(.text(batch.text(cell)))
+            }
+        }
+        scopeValues.insert(key)
+    }
+
+    /// Whether `row` is a tombstone (`--tombstone`).
+    func isTombstone(row: Int, of batch: RecordBatch) -> Bool {
+        guard let input = tombstoneInput, let tombstone = options.mirror.tombstone else { return false }
+        return tombstone.matches(batch.cell(row: row, column: input)) { batch.text($0) }
+    }
+
+    /// Deletes the row a tombstone names: by the primary key when the record supplies
+    /// it, else by the conflict target (within a partial target's predicate).
+    func deleteTombstone(row: Int, of batch: RecordBatch, inputName: String, bytes: UnsafePointer<UInt8>) throws {
+        guard let schema, let target else { return }
+        summary.counts.tombstones += 1
+        func inputs(_ names: [String]) -> [(input: Int, column: Int)]? {
+            var found: [(Int, Int)] = []
+            for name in names {
+                guard let column = schema.columnIndex(named: name), let input = tableColumnOfInput.firstIndex(of: column) else { return nil }
+                let kind = batch.cell(row: row, column: input).kind
+                guard kind != .absent && kind != .null else { return nil }
+                found.append((input, column))
+            }
+            return found
+        }
+        let byPrimaryKey = schema.primaryKey.isEmpty ? nil : inputs(schema.primaryKey)
+        guard let key = byPrimaryKey ?? inputs(target.columns) else {
+            summary.counts.tombstonesWithoutRow += 1
+            return
+        }
+        let names = key.map { schema.columns[$0.column].name }
+        var sql = "DELETE FROM \(SQLIdentifier.quote(table)) WHERE (\(SQLIdentifier.quoteList(names))) = (" + names.map { _ in "?" }.joined(separator: ", ") + ")"
+        if byPrimaryKey == nil, let predicate = target.predicate { sql += " AND (\(predicate))" }
+        let statement = try db.cachedStatement(sql: sql)
+        for (index, pair) in key.enumerated() {
+            let column = schema.columns[pair.column]
+            let affinity = schema.isStrict ? ColumnAffinity(strictType: column.declaredType) : column.affinity
+            do {
+                try StatementBinder.bind(
+                    batch.cell(row: row, column: pair.input), affinity: affinity, to: statement.sqliteStatement, at: Int32(index + 1), bytes: bytes)
+            } catch {
+                throw WriteError(
+                    position: batch.position(row: row, inputName: inputName),
+                    reason: .sqlite(code: SQLITE_MISMATCH, message: "the tombstone's key \(column.name) is not a value the column stores exactly"))
+            }
+        }
+        let position = batch.position(row: row, inputName: inputName)
+        do {
+            // Bound in place (`StatementBinder`), so stepped here rather than by GRDB,
+            // which would check its own (empty) arguments.
+            let code = sqlite3_step(statement.sqliteStatement)
+            sqlite3_reset(statement.sqliteStatement)
+            if code != SQLITE_DONE {
+                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: sql)
+            }
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+            guard options.onError == .skip else {
+                throw MirrorError.restricted(row: "(\(SQLIdentifier.quoteList(names))) of the tombstone at \(position)", message: error.message ?? "\(error)")
+            }
+            summary.counts.tombstones -= 1
+            try reject(RejectedRecord(
+                input: position.input, line: position.line, byteOffset: position.byteOffset,
+                reason: "\(position): the tombstone's row cannot be deleted: \(error.message ?? "\(error)")", record: batch.rawRecord(row: row)))
+            return
+        }
+        if db.changesCount > 0 {
+            summary.counts.deleted += db.changesCount
+        } else {
+            summary.counts.tombstonesWithoutRow += 1
+        }
+    }
+
+    /// After the input: deletes the rows in scope that no record of the run inserted or
+    /// landed on, in one statement, under `--max-delete`.
+    func deleteMissingRows() throws {
+        guard options.mirror.deleteMissing, let target, let schema, tableIsReal else { return }
+        // With --scope, an input with no record has no scope: nothing is a candidate.
+        if !options.mirror.scope.isEmpty && scopeValues.isEmpty {
+            summary.deleteCandidates = 0
+            return
+        }
+        let quotedTable = SQLIdentifier.quote(table)
+        var conditions: [String] = []
+        if !scopeInputs.isEmpty {
+            let columns = options.mirror.scope.map { schema.columns[schema.columnIndex(named: $0)!].name }
+            try db.execute(sql: "DROP TABLE IF EXISTS temp.sqlimport_scope")
+            try db.execute(
+                sql: "CREATE TEMP TABLE sqlimport_scope AS SELECT \(columns.map { "\(quotedTable).\(SQLIdentifier.quote($0))" }.joined(separator: ", ")) FROM \(quotedTable) WHERE 0")
+            let insert = try db.makeStatement(
+                sql: "INSERT INTO temp.sqlimport_scope VALUES (" + columns.map { _ in "?" }.joined(separator: ", ") + ")")
+            for key in scopeValues {
+                try insert.execute(arguments: StatementArguments(key.map { value -> DatabaseValueConvertible? in
+                    switch value {
+                    case .null: return nil
+                    case .integer(let value): return value
+                    case .real(let bits): return Double(bitPattern: bits)
+                    case .text(let value): return value
+                    }
+                }))
+            }
+            conditions.append(
+                "EXISTS (SELECT 1 FROM temp.sqlimport_scope AS s WHERE "
+                    + columns.map { "s.\(SQLIdentifier.quote($0)) IS \(quotedTable).\(SQLIdentifier.quote($0))" }.joined(separator: " AND ") + ")")
+        }
+        // Without the primary key in the input, rows the target cannot match (outside a
+        // partial target, or with a NULL key column) are never candidates.
+        if target.fallbackKey == nil {
+            if let predicate = target.predicate { conditions.append("(\(predicate))") }
+            conditions += target.columns.map { "\(quotedTable).\(SQLIdentifier.quote($0)) IS NOT NULL" }
+        }
+        let eligible = conditions.isEmpty ? "1" : conditions.joined(separator: " AND ")
+        // SQLite calls the function on this (the writing) thread only.
+        let touched = session?.counters.touched
+        let seen = SeenRows(touched: touched)
+        db.add(function: DatabaseFunction("sqlimport_seen", argumentCount: 1, pure: false) { values in
+            guard let touched = seen.touched, let rowid = Int64.fromDatabaseValue(values[0]) else { return false }
+            return touched.protects(rowid)
+        })
+        defer { db.remove(function: DatabaseFunction("sqlimport_seen", argumentCount: 1, pure: false) { _ in nil }) }
+        let rowid = "\(quotedTable).\(Self.rowidName(of: schema))"
+        let missing = "\(eligible) AND NOT sqlimport_seen(\(rowid))"
+        let plan = "DELETE FROM \(quotedTable) WHERE \(missing)"
+        summary.statementSQL = (summary.statementSQL.map { $0 + "\n" } ?? "") + "-- after the input (--delete-missing):\n" + plan
+        // The candidates are the rows in scope that were there before the run.
+        let before = touched.map { "\(rowid) <= \($0.startMax)" } ?? "1"
+        let counts = try Row.fetchOne(
+            db, sql: "SELECT coalesce(sum(\(before)), 0) AS candidates, coalesce(sum(NOT sqlimport_seen(\(rowid))), 0) AS missing FROM \(quotedTable) WHERE \(eligible)")!
+        let candidates: Int = counts["candidates"]
+        let deletions: Int = counts["missing"]
+        summary.deleteCandidates = candidates
+        guard deletions > 0 else { return }
+        if summary.counts.rejected > 0 {
+            summary.warnings.append(
+                "--delete-missing deleted nothing: \(summary.counts.rejected) record(s) were rejected, and the rows they name cannot be told from rows the export lacks; fix them and re-run")
+            summary.deletionsWithheld = deletions
+            return
+        }
+        let emptyInput = summary.counts.read == 0
+        if emptyInput ? options.mirror.maxDelete != .percent(100) : !options.mirror.maxDelete.allows(deletions, of: candidates) {
+            throw MirrorError.tooManyDeletions(deletions: deletions, candidates: candidates, limit: options.mirror.maxDelete, emptyInput: emptyInput)
+        }
+        do {
+            try db.execute(sql: plan)
+            summary.counts.deleted += db.changesCount
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+            _ = error
+            try deleteOneByOne(missing: missing, schema: schema)
+        }
+    }
+
+    /// After a foreign key refused the set-based deletion: each row on its own, to name
+    /// the one refused (or, under `--on-error skip`, to keep the refused ones).
+    private func deleteOneByOne(missing: String, schema: TableSchema) throws {
+        let quotedTable = SQLIdentifier.quote(table)
+        let rowidName = Self.rowidName(of: schema)
+        let key = schema.primaryKey.isEmpty ? (target?.columns ?? []) : schema.primaryKey
+        let rows = try Row.fetchAll(
+            db, sql: "SELECT \(quotedTable).\(rowidName) AS sqlimport_rowid, \(SQLIdentifier.quoteList(key)) FROM \(quotedTable) WHERE \(missing)")
+        for row in rows {
+            let rowid: Int64 = row["sqlimport_rowid"]
+            let description = "(\(SQLIdentifier.quoteList(key))) = (" + key.map { (row[$0] as DatabaseValue).description }.joined(separator: ", ") + ")"
+            do {
+                try db.execute(sql: "SAVEPOINT sqlimport_delete")
+                try db.execute(sql: "DELETE FROM \(quotedTable) WHERE \(rowidName) = ?", arguments: [rowid])
+                try db.execute(sql: "RELEASE sqlimport_delete")
+                summary.counts.deleted += 1
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+                try db.execute(sql: "ROLLBACK TO sqlimport_delete")
+                try db.execute(sql: "RELEASE sqlimport_delete")
+                guard options.onError == .skip else { throw MirrorError.restricted(row: description, message: error.message ?? "\(error)") }
+                try reject(RejectedRecord(
+                    input: table, line: 0, byteOffset: 0,
+                    reason: "--delete-missing kept row \(description): \(error.message ?? "\(error)")", record: nil))
+            }
+        }
+    }
+}
+
+/// The run's touched rows, for the `sqlimport_seen` function, which SQLite calls on the
+/// writing thread that owns them.
+private final class SeenRows: @unchecked Sendable {
+    let touched: TouchedRows?
+    init(touched: TouchedRows?) { self.touched = touched }
+}

@@ -1,0 +1,124 @@
+/// A sync mirror: after the input is applied, in the same transaction, the rows of the
+/// table that the input no longer has are deleted (`--delete-missing`), within a scope
+/// (`--scope`), under a guard against a truncated export (`--max-delete`); and records
+/// marked as deleted delete their rows (`--tombstone`).
+///
+/// A row counts as seen when a record of the run inserted it or landed on it through a
+/// conflict clause (`TouchedRows`), so keys compare exactly as the table's indexes do.
+/// The deletion is one set-based `DELETE`.
+public struct MirrorOptions: Sendable, Equatable {
+    /// `--delete-missing`.
+    public var deleteMissing = false
+    /// `--scope COL[,COL]`: only rows whose values in these columns appear in the input
+    /// are candidates.
+    public var scope: [String] = []
+    /// `--max-delete`: the most rows a run may delete.
+    public var maxDelete = MaxDelete.percent(10)
+    /// `--tombstone FIELD[=VALUE]`.
+    public var tombstone: Tombstone?
+
+    public init() {}
+
+    /// True when the run deletes anything at all.
+    public var isActive: Bool { deleteMissing || tombstone != nil }
+}
+
+/// The guard against a truncated or empty export.
+public enum MaxDelete: Sendable, Equatable, CustomStringConvertible {
+    /// At most this many rows.
+    case count(Int)
+    /// At most this percentage of the candidate rows (those in scope).
+    case percent(Double)
+
+    /// Parses `500` or `10%`.
+    public init?(argument: String) {
+        if argument.hasSuffix("%") {
+            guard let value = Double(argument.dropLast()), value >= 0, value <= 100 else { return nil }
+            self = .percent(value)
+        } else {
+            guard let value = Int(argument), value >= 0 else { return nil }
+            self = .count(value)
+        }
+    }
+
+    /// Whether deleting `deletions` of `candidates` rows is allowed.
+    func allows(_ deletions: Int, of candidates: Int) -> Bool {
+        switch self {
+        case .count(let limit): return deletions <= limit
+        case .percent(let limit): return Double(deletions) <= Double(candidates) * limit / 100
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .count(let value): return String(value)
+        case .percent(let value): return value == value.rounded() ? "\(Int(value))%" : "\(value)%"
+        }
+    }
+}
+
+/// `--tombstone FIELD` (the record is a tombstone when FIELD is true) or
+/// `--tombstone FIELD=VALUE` (when FIELD equals VALUE).
+public struct Tombstone: Sendable, Equatable {
+    public var field: String
+    public var value: String?
+
+    public init(argument: String) {
+        let parts = argument.split(separator: "=", maxSplits: 1).map(String.init)
+        field = parts[0]
+        value = parts.count > 1 ? parts[1] : nil
+    }
+
+    /// Whether `cell` marks its record as a tombstone.
+    func matches(_ cell: Cell, text: (Cell) -> String) -> Bool {
+        switch cell.kind {
+        case .absent, .null: return false
+        case .integer:
+            if let value { return Int64(value) == cell.payload }
+            return cell.payload != 0
+        case .real:
+            if let value { return Double(value) == cell.doubleValue }
+            return cell.doubleValue != 0
+        default:
+            let found = text(cell)
+            if let value { return found == value }
+            return ["true", "1", "yes"].contains(found.lowercased())
+        }
+    }
+}
+
+/// Errors of a mirror run. Each says how to fix the problem.
+public enum MirrorError: Error, Sendable, CustomStringConvertible {
+    case needsUpsert
+    case invalidMaxDelete(String)
+    case scopeNotInInput(column: String)
+    case scopeNotAColumn(column: String, table: String)
+    case withoutRowid(table: String)
+    /// The guard: the run would delete more than `--max-delete` allows.
+    case tooManyDeletions(deletions: Int, candidates: Int, limit: MaxDelete, emptyInput: Bool)
+    /// A deletion that a foreign key restricts.
+    case restricted(row: String, message: String)
+
+    public var description: String {
+        switch self {
+        case .needsUpsert:
+            return "--delete-missing and --tombstone find rows by the conflict target; add --upsert COLUMNS"
+        case .invalidMaxDelete(let text):
+            return "--max-delete \(text): expected a number of rows (500) or a percentage of the rows in scope (10%)"
+        case .scopeNotInInput(let column):
+            return "--scope \(column): the input has no field \(column), so no row could be told in or out of scope; scope by a field every record has"
+        case .scopeNotAColumn(let column, let table):
+            return "--scope \(column): \(SQLIdentifier.quote(table)) has no such column"
+        case .withoutRowid(let table):
+            return "--delete-missing tells seen rows by their rowids, and \(SQLIdentifier.quote(table)) is a WITHOUT ROWID table; mirror it with a separate DELETE, or use a rowid table"
+        case .tooManyDeletions(let deletions, let candidates, let limit, let emptyInput):
+            let share = candidates > 0 ? String(format: " (%.1f%%)", Double(deletions) * 100 / Double(candidates)) : ""
+            if emptyInput {
+                return "the input holds no records, so --delete-missing would delete all \(deletions) rows in scope; nothing was committed. An empty export is more often a failed one: if the table really must be emptied, re-run with --max-delete 100%"
+            }
+            return "--delete-missing would delete \(deletions) of \(candidates) rows in scope\(share), more than --max-delete \(limit) allows; nothing was committed. If the export is complete, re-run with a higher --max-delete (a count, or a percentage such as \(Int((Double(deletions) * 100 / Double(max(candidates, 1))).rounded(.up)))%)"
+        case .restricted(let row, let message):
+            return "deleting row \(row) failed: \(message); a foreign key of another table still refers to it, so nothing was committed. Delete or re-point the referring rows first, or pass --on-error skip to keep such rows"
+        }
+    }
+}

@@ -1,0 +1,277 @@
+import Foundation
+import GRDB
+import Testing
+@testable import SQLImportKit
+
+/// The sync mirror (`--delete-missing`, `--scope`, `--max-delete`, `--tombstone`) on the
+/// seeds' schema: a server export of one library, some rows gone, some changed, some new.
+@Suite struct MirrorTests {
+    static let schema = """
+        CREATE TABLE items (id TEXT PRIMARY KEY NOT NULL DEFAULT (lower(hex(randomblob(16)))), libraryID INTEGER NOT NULL, remoteID TEXT,
+          name TEXT NOT NULL DEFAULT '',
+          updatedAt TEXT NOT NULL DEFAULT '');
+        CREATE UNIQUE INDEX items_identity ON items (libraryID, remoteID) WHERE remoteID IS NOT NULL;
+        """
+
+    struct Item: Equatable {
+        var id: String
+        var library: Int
+        var remote: String?
+        var name: String
+
+        var json: String {
+            #"{"id":"\#(id)","libraryID":\#(library),"remoteID":\#(remote.map { "\"\($0)\"" } ?? "null"),"name":"\#(name)","updatedAt":"t"}"#
+        }
+        var row: String { "\(id)|\(library)|\(remote ?? "NULL")|\(name)" }
+    }
+
+    /// Three libraries of `perLibrary` items with random UUID ids; a few have no remoteID
+    /// (made on the device, not yet synced).
+    static func server(perLibrary: Int, seed: UInt64 = 1) -> [Item] {
+        var random = StrategyEquivalenceTests.Generator(state: seed)
+        var items: [Item] = []
+        for library in 1 ... 3 {
+            for index in 0 ..< perLibrary {
+                items.append(Item(id: random.uuid(), library: library, remote: index % 25 == 0 ? nil : "rm-\(random.uuid())", name: "n\(index)"))
+            }
+        }
+        return items
+    }
+
+    struct Workspace {
+        let directory = TestSupport.temporaryDirectory()
+        var database: String { directory.appendingPathComponent("app.db").path }
+
+        init(_ items: [Item]) throws {
+            try TestSupport.createDatabase(database, schema: MirrorTests.schema)
+            let base = write("base.jsonl", items)
+            let load = try TestSupport.run([base, "--db", database, "--table", "items", "--upsert", "libraryID,remoteID"], in: directory)
+            #expect(load.status == 0, "\(load.stderr)")
+        }
+
+        func write(_ name: String, _ items: [Item]) -> String {
+            TestSupport.write(items.map(\.json).joined(separator: "\n") + (items.isEmpty ? "" : "\n"), to: directory.appendingPathComponent(name))
+        }
+
+        func mirror(_ items: [Item], _ arguments: [String], name: String = "export.jsonl") throws -> TestSupport.Output {
+            try TestSupport.run(
+                [write(name, items), "--db", database, "--table", "items", "--upsert", "libraryID,remoteID", "--delete-missing"] + arguments,
+                in: directory)
+        }
+
+        func rows(library: Int? = nil) throws -> [String] {
+            try DatabaseQueue(path: database).read { db in
+                try Row.fetchAll(
+                    db, sql: "SELECT id, libraryID, ifnull(remoteID, 'NULL') AS r, name FROM items \(library.map { "WHERE libraryID = \($0)" } ?? "") ORDER BY id"
+                ).map { "\($0["id"] as String)|\($0["libraryID"] as Int)|\($0["r"] as String)|\($0["name"] as String)" }
+            }
+        }
+
+        func cleanUp() { TestSupport.remove(directory) }
+    }
+
+    /// Library 2's export tonight: 5% gone, 5% changed, 5% new.
+    static func tonight(_ server: [Item], library: Int = 2, seed: UInt64 = 9) -> [Item] {
+        var random = StrategyEquivalenceTests.Generator(state: seed)
+        var export: [Item] = []
+        for (index, item) in server.enumerated() where item.library == library {
+            if index % 20 == 3 { continue }  // gone on the server
+            var kept = item
+            if index % 20 == 7 { kept.name += " (changed)" }
+            export.append(kept)
+            if index % 20 == 11 { export.append(Item(id: random.uuid(), library: library, remote: "rm-\(random.uuid())", name: "new")) }
+        }
+        return export
+    }
+
+    @Test(arguments: ["typed", "cached", "multirow"])
+    func aScopedMirrorLeavesExactlyTheServersRowsForThatLibraryAndTheOthersAlone(strategy: String) throws {
+        let server = Self.server(perLibrary: 2000)
+        let workspace = try Workspace(server)
+        defer { workspace.cleanUp() }
+        let others = try workspace.rows(library: 1) + workspace.rows(library: 3)
+        let export = Self.tonight(server)
+        let result = try workspace.mirror(export, ["--scope", "libraryID", "--strategy", strategy, "--report", "-"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try workspace.rows(library: 2) == export.map(\.row).sorted())
+        #expect(try workspace.rows(library: 1) + workspace.rows(library: 3) == others)
+        let report = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as! [String: Any]
+        let counts = report["counts"] as! [String: Int]
+        #expect(counts["deleted"] == 100)
+        #expect(report["deleteCandidates"] as? Int == 2000)
+        // Tonight again: nothing to do.
+        let again = try workspace.mirror(export, ["--scope", "libraryID", "--strategy", strategy, "--report", "-"], name: "again.jsonl")
+        let againCounts = (try JSONSerialization.jsonObject(with: Data(again.stdout.utf8)) as! [String: Any])["counts"] as! [String: Int]
+        #expect(againCounts["deleted"] == 0 && againCounts["updated"] == 0 && againCounts["inserted"] == 0)
+    }
+
+    @Test func anUnscopedMirrorIsGuardedByMaxDelete() throws {
+        let server = Self.server(perLibrary: 200)
+        let workspace = try Workspace(server)
+        defer { workspace.cleanUp() }
+        let before = try workspace.rows()
+        // Only library 2 in an unscoped mirror: two thirds of the table would go.
+        let export = Self.tonight(server)
+        let refused = try workspace.mirror(export, [])
+        #expect(refused.status == 65)
+        #expect(refused.stderr.contains("would delete 410 of 600 rows in scope (68.3%), more than --max-delete 10% allows; nothing was committed"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("--max-delete"))
+        #expect(try workspace.rows() == before)
+        let tooFew = try workspace.mirror(export, ["--max-delete", "409"])
+        #expect(tooFew.status == 65)
+        let allowed = try workspace.mirror(export, ["--max-delete", "410"])
+        #expect(allowed.status == 0, "\(allowed.stderr)")
+        #expect(try workspace.rows() == export.map(\.row).sorted())
+    }
+
+    @Test func anEmptyExportDeletesNothingUnlessAHundredPercentIsAllowed() throws {
+        let workspace = try Workspace(Self.server(perLibrary: 50))
+        defer { workspace.cleanUp() }
+        let before = try workspace.rows()
+        let scoped = try workspace.mirror([], ["--scope", "libraryID"])
+        #expect(scoped.status == 0, "\(scoped.stderr)")
+        #expect(try workspace.rows() == before)
+        for limit in ["10%", "1000", "99%"] {
+            let refused = try workspace.mirror([], ["--max-delete", limit])
+            #expect(refused.status == 65, "\(limit)")
+            #expect(refused.stderr.contains("the input holds no records"), "\(refused.stderr)")
+            #expect(try workspace.rows() == before)
+        }
+        let emptied = try workspace.mirror([], ["--max-delete", "100%"])
+        #expect(emptied.status == 0, "\(emptied.stderr)")
+        // What remains are the unsynced rows, which an input without ids cannot name.
+        #expect(try workspace.rows().allSatisfy { $0.contains("|NULL|") })
+        #expect(try workspace.rows().count == 6)
+    }
+
+    @Test func rowsOutsideAPartialTargetAreCandidatesOnlyByAPrimaryKeyTheInputSupplies() throws {
+        let server = Self.server(perLibrary: 100)
+        let workspace = try Workspace(server)
+        defer { workspace.cleanUp() }
+        let unsynced = server.filter { $0.library == 2 && $0.remote == nil }
+        #expect(unsynced.count == 4)
+        // Without ids the export cannot name the unsynced rows: they are never candidates.
+        let export = Self.tonight(server).filter { $0.remote != nil }
+        let withoutIDs = workspace.directory.appendingPathComponent("noid.jsonl")
+        _ = TestSupport.write(
+            export.map { #"{"libraryID":\#($0.library),"remoteID":"\#($0.remote!)","name":"\#($0.name)","updatedAt":"t"}"# }.joined(separator: "\n") + "\n",
+            to: withoutIDs)
+        // (new rows need an id: the export's new items are left out of this file)
+        let known = Set(server.compactMap(\.remote))
+        _ = TestSupport.write(
+            export.filter { known.contains($0.remote!) }.map { #"{"libraryID":\#($0.library),"remoteID":"\#($0.remote!)","name":"\#($0.name)","updatedAt":"t"}"# }
+                .joined(separator: "\n") + "\n",
+            to: withoutIDs)
+        let result = try TestSupport.run(
+            [withoutIDs.path, "--db", workspace.database, "--table", "items", "--upsert", "libraryID,remoteID", "--delete-missing", "--scope", "libraryID"],
+            in: workspace.directory)
+        #expect(result.status == 0, "\(result.stderr)")
+        let rows = try workspace.rows(library: 2)
+        for item in unsynced { #expect(rows.contains(item.row)) }
+        // With ids, an unsynced row the export lacks is missing like any other.
+        let withIDs = try workspace.mirror(Self.tonight(server).filter { $0.id != unsynced[0].id }, ["--scope", "libraryID"])
+        #expect(withIDs.status == 0, "\(withIDs.stderr)")
+        #expect(try !workspace.rows(library: 2).contains(unsynced[0].row))
+        #expect(try workspace.rows(library: 2).contains(unsynced[1].row))
+    }
+
+    @Test func tombstonesDeleteTheirRowsAndCountTheOnesAlreadyGone() throws {
+        let server = Self.server(perLibrary: 10)
+        let workspace = try Workspace(server)
+        defer { workspace.cleanUp() }
+        let gone = server[3]
+        let lines = [
+            #"{"id":"\#(gone.id)","libraryID":\#(gone.library),"remoteID":"\#(gone.remote!)","deleted":true}"#,
+            #"{"libraryID":\#(server[4].library),"remoteID":"\#(server[4].remote!)","deleted":1}"#,
+            #"{"id":"never-there","libraryID":1,"remoteID":"rm-none","deleted":true}"#,
+            #"{"id":"\#(server[5].id)","libraryID":\#(server[5].library),"remoteID":"\#(server[5].remote!)","name":"kept","deleted":false}"#,
+        ]
+        let input = TestSupport.write(lines.joined(separator: "\n") + "\n", to: workspace.directory.appendingPathComponent("t.jsonl"))
+        let result = try TestSupport.run(
+            [input, "--db", workspace.database, "--table", "items", "--upsert", "libraryID,remoteID", "--tombstone", "deleted", "--report", "-"],
+            in: workspace.directory)
+        #expect(result.status == 0, "\(result.stderr)")
+        let counts = (try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as! [String: Any])["counts"] as! [String: Int]
+        #expect(counts["deleted"] == 2 && counts["tombstones"] == 3 && counts["tombstonesWithoutRow"] == 1 && counts["updated"] == 1, "\(counts)")
+        let rows = try workspace.rows()
+        #expect(rows.count == server.count - 2)
+        #expect(!rows.contains(gone.row) && !rows.contains(server[4].row))
+        #expect(rows.contains { $0.hasPrefix(server[5].id) && $0.hasSuffix("|kept") })
+        // FIELD=VALUE
+        let byValue = TestSupport.write(
+            #"{"libraryID":\#(server[6].library),"remoteID":"\#(server[6].remote!)","state":"gone"}"# + "\n", to: workspace.directory.appendingPathComponent("v.jsonl"))
+        let valued = try TestSupport.run(
+            [byValue, "--db", workspace.database, "--table", "items", "--upsert", "libraryID,remoteID", "--tombstone", "state=gone"], in: workspace.directory)
+        #expect(valued.status == 0, "\(valued.stderr)")
+        #expect(try !workspace.rows().contains(server[6].row))
+    }
+
+    @Test func deletionsFollowForeignKeysCascadeAndRestrict() throws {
+        let server = Self.server(perLibrary: 40)
+        let workspace = try Workspace(server)
+        defer { workspace.cleanUp() }
+        let missing = server.filter { $0.library == 2 }.enumerated().filter { $0.offset % 20 == 3 }.map(\.element)
+        try DatabaseQueue(path: workspace.database).write { db in
+            try db.execute(sql: """
+                CREATE TABLE notes (id INTEGER PRIMARY KEY, itemID TEXT REFERENCES items (id) ON DELETE CASCADE);
+                CREATE TABLE pins (id INTEGER PRIMARY KEY, itemID TEXT REFERENCES items (id) ON DELETE RESTRICT);
+                """)
+            try db.execute(sql: "INSERT INTO notes (itemID) VALUES (?)", arguments: [missing[0].id])
+        }
+        let export = Self.tonight(server)
+        try DatabaseQueue(path: workspace.database).write { try $0.execute(sql: "INSERT INTO pins (itemID) VALUES (?)", arguments: [missing[1].id]) }
+        let before = try workspace.rows()
+        let restricted = try workspace.mirror(export, ["--scope", "libraryID"])
+        #expect(restricted.status == 65)
+        #expect(restricted.stderr.contains(#"deleting row ("id") = ("\#(missing[1].id)") failed"#), "\(restricted.stderr)")
+        #expect(try workspace.rows() == before)
+        let skipped = try workspace.mirror(export, ["--scope", "libraryID", "--on-error", "skip", "--report", "-"])
+        #expect(skipped.status == 2, "\(skipped.stderr)")
+        let rows = try workspace.rows(library: 2)
+        #expect(rows.contains(missing[1].row))
+        #expect(!rows.contains(missing[0].row))
+        #expect(try DatabaseQueue(path: workspace.database).read { try Int.fetchOne($0, sql: "SELECT count(*) FROM notes") } == 0)
+    }
+
+    @Test func aDryRunGivesTheExactNumbersAndThePlan() throws {
+        let server = Self.server(perLibrary: 200)
+        let workspace = try Workspace(server)
+        defer { workspace.cleanUp() }
+        let before = try workspace.rows()
+        let result = try workspace.mirror(Self.tonight(server), ["--scope", "libraryID", "--dry-run", "--report", "-"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let counts = (try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as! [String: Any])["counts"] as! [String: Int]
+        #expect(counts["deleted"] == 10)
+        #expect(result.stderr.contains("-- after the input (--delete-missing):"), "\(result.stderr)")
+        #expect(try workspace.rows() == before)
+    }
+
+    @Test func aKilledMirrorResumedDeletesNothingTheInterruptedRunHadSeen() throws {
+        let server = Self.server(perLibrary: 60_000)
+        let workspace = try Workspace(server)
+        defer { workspace.cleanUp() }
+        let export = Self.tonight(server)
+        let input = workspace.write("export.jsonl", export)
+        let arguments = [input, "--db", workspace.database, "--table", "items", "--upsert", "libraryID,remoteID", "--delete-missing", "--scope", "libraryID",
+            "--commit-every", "5000"]
+        let process = Process()
+        process.executableURL = TestSupport.executable
+        process.arguments = arguments
+        process.currentDirectoryURL = workspace.directory
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Kill it between checkpoints, after at least one.
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline {
+            let committed = (try? DatabaseQueue(path: workspace.database).read { try Int.fetchOne($0, sql: "SELECT committed_rows FROM _sqlimport_runs") }) ?? nil
+            if let committed, committed > 0 { break }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        let resumed = try TestSupport.run(arguments + ["--resume"], in: workspace.directory)
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(try workspace.rows(library: 2) == export.map(\.row).sorted())
+        #expect(try workspace.rows(library: 1).count == 60_000)
+    }
+}
