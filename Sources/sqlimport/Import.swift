@@ -112,7 +112,7 @@ struct Import: ParsableCommand {
     @Option(help: "Page cache for the run, in MiB.")
     var cacheMib = 256
 
-    @Option(name: .customLong("sort-memory"), help: ArgumentHelp("MiB for key-ordered writes: an upsert applies its records in runs sorted by the key SQLite looks up first, two runs in memory at once; 0 applies them in input order.", valueName: "MiB"))
+    @Option(name: .customLong("sort-memory"), help: ArgumentHelp("MiB for key-ordered writes: an upsert applies its records in runs sorted by the key SQLite looks up first, three runs in memory at once; 0 applies them in input order.", valueName: "MiB"))
     var sortMemory = 48
 
     @Option(help: ArgumentHelp("Wait this long for another writer's lock.", valueName: "ms"))
@@ -188,6 +188,7 @@ struct Import: ParsableCommand {
         if let maxDelete, MaxDelete(argument: maxDelete) == nil {
             throw ValidationError(MirrorError.invalidMaxDelete(maxDelete).description)
         }
+        if !(0 ... 1 << 20).contains(sortMemory) { throw ValidationError("--sort-memory takes MiB from 0 (input order) to 1048576") }
         for group in enumGroups {
             do { _ = try EnumGroup(argument: group) } catch { throw ValidationError(error.description) }
         }

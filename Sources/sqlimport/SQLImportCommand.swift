@@ -19,6 +19,8 @@ struct SQLImportCommand: ParsableCommand {
         // Past a file size limit, a write fails with EFBIG (an I/O error, exit 74)
         // instead of killing the process half-way.
         signal(SIGXFSZ, SIG_IGN)
+        // Before any connection opens (the library leaves it to its host).
+        SQLiteProcessSettings.applyForBulkImports()
         do {
             var command = try parseAsRoot(Export.normalizing(Array(CommandLine.arguments.dropFirst())))
             try command.run()

@@ -11,7 +11,7 @@ public struct SnapshotOptions: Sendable {
     /// zstd level (`--level`).
     public var level = ZstdCompressingSink.defaultLevel
     /// libzstd worker threads (`--threads`).
-    public var workers = 2
+    public var workers = ProcessInfo.processInfo.activeProcessorCount
     /// Replace an existing output (`--force`); otherwise it is an error.
     public var force = false
     /// How long to wait for a writer's lock.

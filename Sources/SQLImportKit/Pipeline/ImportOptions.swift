@@ -51,7 +51,7 @@ public struct ImportOptions: Sendable {
     /// Records per batch handed from the reading thread to the writing one.
     public var rowsPerBatch = 4096
     /// `--sort-memory MiB`: memory for key-ordered writes (`KeyOrder`): an upsert's
-    /// records are applied in runs sorted by the key SQLite probes first, two runs in
+    /// records are applied in runs sorted by the key SQLite probes first, three runs in
     /// memory at once. 0 applies them in input order.
     public var sortMemoryMiB = 48
     /// The size of one sorted run, overriding `sortMemoryMiB` (tests use small runs).

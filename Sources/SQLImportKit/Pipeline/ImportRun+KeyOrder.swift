@@ -36,9 +36,15 @@ extension ImportRun {
             return refuse("new rows get their \(alias) in the order they are written")
         }
         let primaryKey = target.fallbackKey ?? []
-        let keys = Set([Set(target.columns.map { $0.lowercased() }), Set(schema.primaryKey.map { $0.lowercased() })])
-        if options.onError == .skip, schema.uniqueKeys.contains(where: { !keys.contains(Set($0.columns.map { $0.lowercased() })) }) {
-            return refuse("another unique index would reject a different one of two records under --on-error skip")
+        if options.alter { return refuse("--alter types a new column from the records of the batch it first appears in") }
+        // Any unique index but the two clauses' (expression indexes included, which the
+        // schema reader does not list): an update may free a value that a record sorted
+        // before it takes.
+        // (A first load's deferred unique indexes count too: a conflict builds them.)
+        let uniqueIndexes = try String.fetchAll(db, sql: "SELECT name FROM pragma_index_list(?) WHERE \"unique\" = 1", arguments: [table])
+            + deferredIndexes.indexes.filter(\.unique).map(\.name)
+        if let other = uniqueIndexes.first(where: { isOtherUnique($0, schema: schema, target: target) }) {
+            return refuse("unique index \(SQLIdentifier.quote(other)) is neither the conflict target nor the primary key: an update may free a value that a record sorted before it would take")
         }
         // The clause SQLite tries first (`UpsertStatement.reordersKeyClauses`).
         let primaryKeyFirst = tableIsReal && options.usesGuardedStatements && options.merge != .ignore && target.fallbackKey != nil
@@ -50,8 +56,19 @@ extension ImportRun {
         return KeyOrder.Spec(sortColumns: sortColumns, guardColumns: guardColumns, description: sortNames.joined(separator: ", "))
     }
 
+    /// Whether unique index `name` is neither the target's nor the primary key's.
+    private func isOtherUnique(_ name: String, schema: TableSchema, target: ConflictTarget) -> Bool {
+        if name == target.key.indexName { return false }
+        guard let key = schema.uniqueKeys.first(where: { $0.indexName == name }) else { return true }  // an expression index
+        return key.origin != .primaryKey
+    }
+
     private func keyOrderColumns(_ names: [String], schema: TableSchema) -> [KeyOrder.Column]? {
-        let key = schema.uniqueKeys.first { Set($0.columns.map { $0.lowercased() }) == Set(names.map { $0.lowercased() }) }
+        // The index the clause names, for its collations: the target's own key, or the
+        // primary key's (another index on the same columns may collate otherwise).
+        let wanted = Set(names.map { $0.lowercased() })
+        let key = target.flatMap { Set($0.columns.map { $0.lowercased() }) == wanted ? $0.key : nil }
+            ?? schema.uniqueKeys.first { $0.origin == .primaryKey && Set($0.columns.map { $0.lowercased() }) == wanted }
         var columns: [KeyOrder.Column] = []
         for name in names {
             guard let index = schema.columnIndex(named: name) else { return nil }
@@ -69,7 +86,7 @@ extension ImportRun {
             case (.text, "RTRIM"): comparison = .rightTrim
             default: return nil
             }
-            columns.append(KeyOrder.Column(input: inputs[0], comparison: comparison))
+            columns.append(KeyOrder.Column(input: inputs[0], comparison: comparison, isRowidAlias: schema.rowidAlias == column.name))
         }
         return columns
     }
@@ -78,6 +95,10 @@ extension ImportRun {
     func describeKeyOrder() {
         guard let keyOrder = source.keyOrder, let spec = keyOrder.spec else { return }
         let counts = keyOrder.counts
+        guard counts.sorted + counts.leftInOrder > 0 else {
+            summary.keyOrder = "input order: the input was read before its key was known (sorted runs begin after the first batches)"
+            return
+        }
         summary.keyOrder = "sorted by \(spec.description) in runs of up to \(counts.largestRun) records: \(counts.sorted) run(s) sorted"
             + (counts.leftInOrder > 0 ? ", \(counts.leftInOrder) left in input order (a key value that may be stored differently, or two records with one key of the other clause)" : "")
     }

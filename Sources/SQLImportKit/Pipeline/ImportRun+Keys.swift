@@ -119,8 +119,11 @@ extension ImportRun {
     }
 
     /// A fingerprint of all of `row`'s key values, target's and primary key's.
+    /// The record's key columns as spelled: a record supersedes an earlier one only when
+    /// it would store the same key text (under `NOCASE`, `ABC` and `abc` are one key, and
+    /// the row keeps the first spelling, which is the earlier record's).
     private func identityFingerprint(row: Int, of batch: RecordBatch, shape: RowShape) -> UInt64? {
-        KeyLedger.fingerprint(row: row, of: batch, shape: shape, columns: keyColumns(of: shape).identity, domain: 2)
+        KeyLedger.fingerprint(row: row, of: batch, shape: shape, columns: keyColumns(of: shape).identity, domain: 2, spelled: true)
     }
 
     private func noteDuplicate(earlier: String, later: SourcePosition, row: Int, of batch: RecordBatch, shape: RowShape, inside: Bool) throws {

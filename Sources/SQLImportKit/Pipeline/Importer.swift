@@ -25,7 +25,6 @@ public final class Importer {
     /// Runs the import and returns what it did.
     /// - Parameter progress: called on the writing thread after each batch.
     public func run(progress: ((ImportProgress) -> Void)? = nil) throws -> ImportSummary {
-        SQLiteProcessSettings.apply()
         if options.parseOnly { return try parseAll(progress: progress) }
         if options.databasePath.isEmpty {
             // SQLite would open a private temporary database, gone when the run ends.

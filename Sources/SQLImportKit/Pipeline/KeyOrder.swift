@@ -19,8 +19,11 @@ import Foundation
 ///   differ (numeric text into an INTEGER key, a number into a TEXT key) is left in
 ///   input order;
 /// - `ImportRun.keyOrderSpec` turns it off where order itself is visible: triggers,
-///   self-referencing foreign keys, `ON CONFLICT REPLACE` columns, a rowid alias the
-///   run generates, other unique indexes under `--on-error skip`.
+///   self-referencing foreign keys, `ON CONFLICT REPLACE` or `IGNORE` constraints, a
+///   rowid alias the run generates, a unique index other than the two clauses' (an
+///   update may free a value that an earlier-sorted record takes), `--alter` (a new
+///   column's type comes from the batch it first appears in); and a run keeps its input
+///   order when a record lacks the rowid alias, or holds a NUL in a `NOCASE` key.
 ///
 /// Checkpoints stay exact: a batch never crosses a `--commit-every` boundary, and a
 /// resumed run skips committed records by their byte offsets (`ImportRun.write`).
@@ -35,6 +38,9 @@ final class KeyOrder: @unchecked Sendable {
     struct Column: Sendable, Equatable {
         var input: Int
         var comparison: Comparison
+        /// The table's rowid alias (`INTEGER PRIMARY KEY`): a record without it gets a
+        /// rowid in write order, so a run where one lacks it keeps its input order.
+        var isRowidAlias = false
     }
 
     struct Spec: Sendable, Equatable {
@@ -113,8 +119,16 @@ final class KeyOrder: @unchecked Sendable {
         let first = spec.sortColumns[0]
         let checked = spec.sortColumns + spec.guardColumns
         for row in 0 ..< count {
-            for column in checked where !fits(batch.cell(row: row, column: column.input), column.comparison) {
-                return nil
+            for column in checked {
+                let cell = batch.cell(row: row, column: column.input)
+                guard fits(cell, column.comparison) else { return nil }
+                if column.isRowidAlias && (cell.kind == .null || cell.kind == .absent) { return nil }
+                // NOCASE stops comparing at a NUL byte (it compares C strings).
+                if column.comparison == .noCase && cell.kind != .null && cell.kind != .absent
+                    && text(cell, .binary, base).contains(0)
+                {
+                    return nil
+                }
             }
             let cell = batch.cell(row: row, column: first.input)
             if cell.kind == .null || cell.kind == .absent {

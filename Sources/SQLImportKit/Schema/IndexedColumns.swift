@@ -19,6 +19,7 @@ enum IndexedColumns {
     static func read(_ db: Database, table: String) throws -> Set<String> {
         let hasTriggerOrParentKey = try Bool.fetchOne(db, sql: """
             SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'trigger' AND tbl_name = ?1 COLLATE NOCASE)
+                OR EXISTS (SELECT 1 FROM sqlite_temp_schema WHERE type = 'trigger' AND tbl_name = ?1 COLLATE NOCASE)
                 OR EXISTS (SELECT 1 FROM sqlite_schema AS s, pragma_foreign_key_list(s.name) AS f
                            WHERE s.type = 'table' AND f."table" = ?1 COLLATE NOCASE)
             """, arguments: [table]) ?? true

@@ -136,7 +136,9 @@ extension KeyLedger {
     /// never equals anything in a unique index). Never 0.
     /// - Parameter domain: keeps the target's keys apart from the primary key's, and
     ///   gives independent fingerprints of one key.
-    static func fingerprint(row: Int, of batch: RecordBatch, shape: RowShape, columns: [KeyColumn], domain: UInt8) -> UInt64? {
+    /// - Parameter spelled: text keys hash as spelled, not folded by their collation:
+    ///   two records that one index takes for one key may still store different text.
+    static func fingerprint(row: Int, of batch: RecordBatch, shape: RowShape, columns: [KeyColumn], domain: UInt8, spelled: Bool = false) -> UInt64? {
         guard !columns.isEmpty else { return nil }
         var hasher = KeyHasher(seed: domain)
         for column in columns {
@@ -180,7 +182,7 @@ extension KeyLedger {
                             return
                         }
                     }
-                    hasher.combine(text: text, foldsCase: column.foldsCase, trimsTrailingSpaces: column.trimsTrailingSpaces)
+                    hasher.combine(text: text, foldsCase: column.foldsCase && !spelled, trimsTrailingSpaces: column.trimsTrailingSpaces && !spelled)
                 }
             }
         }

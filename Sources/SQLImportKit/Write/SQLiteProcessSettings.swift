@@ -2,7 +2,10 @@ import CSQLiteConfig
 import GRDB
 import GRDBSQLite
 
-/// SQLite settings that are process-wide.
+/// SQLite settings that are process-wide. The library never applies them itself: a
+/// host application's SQLite is its own. The `sqlimport` executable applies them at
+/// start; an application that imports in bulk may call `applyForBulkImports()` before it
+/// opens its first connection.
 public enum SQLiteProcessSettings {
     /// Statement journals up to this size stay in memory.
     ///
@@ -23,5 +26,5 @@ public enum SQLiteProcessSettings {
     /// Applies the settings that SQLite takes only before it starts (before the first
     /// connection opens); later calls do nothing. An application that opened a
     /// connection first keeps SQLite's defaults: only speed differs.
-    static func apply() { applied }
+    public static func applyForBulkImports() { applied }
 }
