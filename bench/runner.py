@@ -292,7 +292,7 @@ def run_memory_scenario(cfg, ds, sres, logdir, save):
         for kind in ("import", "parse"):
             # the report goes to a file of its own (stdin carries the data)
             report = os.path.join(logdir, "memory-%s-%s.report.json" % (kind, size))
-            si = [rel(cfg.sqlimport), "import", "-", "--db", rel(db), "--table", "items", "--upsert", "id",
+            si = [rel(cfg.sqlimport), "import", "-", "--db", rel(db), "--table", "items", "--upsert", "libraryID,remoteID",
                   "--format", "jsonl", "--quiet", "--report", rel(report)] + (["--parse-only"] if kind == "parse" else [])
             command = "set -o pipefail; %s | %s" % (feed, shlex.join(si))
             label = "sqlimport %s, %s rows from stdin" % ("--parse-only" if kind == "parse" else "auto",
