@@ -3,14 +3,18 @@ import PackageDescription
 
 let package = Package(
     name: "sqlimport",
-    platforms: [.macOS(.v15)],
+    // GRDB 7 needs macOS 10.15; `NSLocking.withLock` (KeyOrder, TemporaryFiles) needs
+    // macOS 13. Nothing else here asks for more. (Linux has no minimum.)
+    platforms: [.macOS(.v13)],
     products: [
         .executable(name: "sqlimport", targets: ["sqlimport"]),
         .library(name: "SQLImportKit", targets: ["SQLImportKit"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
-        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // `swift package generate-documentation --target SQLImportKit` (DocC).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         .systemLibrary(

@@ -12,6 +12,19 @@ command -v gzip >/dev/null || missing+=(gzip)
 # builds the fault-injection shim (Tests/FaultShim).
 command -v sqlite3 >/dev/null || missing+=(sqlite3)
 command -v cc >/dev/null || missing+=(gcc)
+# The documentation test runs the docs' examples, some of which read a report with jq.
+command -v jq >/dev/null || missing+=(jq)
+# The CLI tests watch the terminal progress line in a tmux pane, and zip a file.
+command -v tmux >/dev/null || missing+=(tmux)
+command -v python3 >/dev/null || missing+=(python3)
+if [ "$(uname -s)" = Darwin ]; then
+  # macOS: the same libraries from Homebrew (SQLite and zlib come with the system).
+  command -v brew >/dev/null || { echo "install Homebrew (https://brew.sh), then re-run" >&2; exit 1; }
+  for formula in zstd pkg-config jq tmux; do
+    brew list "$formula" >/dev/null 2>&1 || brew install "$formula"
+  done
+  exit 0
+fi
 if [ ${#missing[@]} -gt 0 ]; then
   echo "installing: ${missing[*]}" >&2
   SUDO=""

@@ -16,6 +16,21 @@ enum ExitStatus {
     static let ioError: Int32 = 74
     static let temporary: Int32 = 75
 
+    /// The exit codes as `--help` ends with them (README.md's table, shortened).
+    static let helpTable = """
+        EXIT CODES:
+          0    everything applied
+          2    applied, but some records were rejected (--on-error skip)
+          64   usage error: a bad flag or value; the message names the fix
+          65   bad input data: nothing committed (--commit-every: none after the last)
+          66   input not found or unreadable
+          70   internal error
+          73   cannot open the database, or it is not a database, or it is corrupt
+          74   I/O error (disk full, read-only): rolled back
+          75   database busy beyond --busy-timeout: temporary, cron may retry
+          128+n  interrupted by signal n (130 SIGINT, 143 SIGTERM): rolled back
+        """
+
     /// Argument-parsing errors: usage, except help and version requests.
     static func forParsing(_ error: Error) -> Int32? {
         let code = SQLImportCommand.exitCode(for: error)

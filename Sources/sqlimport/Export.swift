@@ -12,6 +12,16 @@ struct Export: ParsableCommand {
             The format comes from -o's extension (ignoring .zst/.gz), else JSON Lines; .zst or --zstd compresses \
             with zstd, .gz with gzip. A BLOB is written as {"$base64":"..."} in JSON and base64:... in CSV/TSV, \
             which import turns back into bytes.
+
+            EXAMPLES:
+              sqlimport export items --db app.db -o items.csv.zst
+              sqlimport export --db app.db --param since=2026-11-01 \\
+                --query "SELECT * FROM items WHERE updatedAt >= :since"
+              sqlimport export items --db app.db | jq -c 'select(.remoteID == null)'
+
+            Exit codes: 0 done; 64 usage (an existing -o without --force, an unbound
+            parameter, a query that does not prepare); 73 the database cannot be
+            opened; 74 the output cannot be written; 70 SQLite failed mid-query.
             """)
 
     @OptionGroup var database: DatabaseOption
@@ -22,11 +32,20 @@ struct Export: ParsableCommand {
     @Option(help: ArgumentHelp("Export the rows of this read-only SQL query instead of a table.", valueName: "sql"))
     var query: String?
 
-    @Option(name: [.customShort("o"), .long], help: ArgumentHelp("The output file; - or none for standard output.", valueName: "file"))
+    @Option(name: [.customShort("o"), .long], help: ArgumentHelp("The output file; - or none for standard output. An existing file is kept unless --force.", valueName: "file"), completion: .file())
     var output: String?
 
-    @Option(help: "Output format: jsonl, json, csv or tsv. Default: from -o's extension, else jsonl.")
-    var format: String?
+    @Option(help: "Output format. Default: from -o's extension, else jsonl.")
+    var format: InputFormat?
+
+    @Option(name: .customLong("param"), help: ArgumentHelp("A value for --query's parameter :NAME, bound as text (repeatable); an unbound parameter is an error.", valueName: "name=value"))
+    var parameters: [String] = []
+
+    @Flag(help: "Replace an existing output file.")
+    var force = false
+
+    @Flag(help: "Show progress on stderr even when it is not a terminal.")
+    var progress = false
 
     @Option(
         name: .customLong("zstd"),
@@ -51,16 +70,23 @@ struct Export: ParsableCommand {
         guard arguments.first == "export" else { return arguments }
         var result: [String] = []
         var afterTerminator = false
-        for argument in arguments {
+        for (index, argument) in arguments.enumerated() {
             if argument == "--" { afterTerminator = true }
-            result.append(!afterTerminator && argument == "--zstd" ? "--zstd=\(ZstdCompressingSink.defaultLevel)" : argument)
+            // `--zstd 19` keeps its level; a bare `--zstd` gets the default.
+            let next = index + 1 < arguments.count ? arguments[index + 1] : nil
+            let bare = !afterTerminator && argument == "--zstd" && Int(next ?? "") == nil
+            result.append(bare ? "--zstd=\(ZstdCompressingSink.defaultLevel)" : argument)
         }
         return result
     }
 
     func validate() throws {
         if (table == nil) == (query == nil) { throw ValidationError("name a table, or pass --query \"SELECT ...\" (one of the two)") }
-        if let format, InputFormat(rawValue: format) == nil { throw ValidationError("--format \(format): expected jsonl, json, csv or tsv") }
+        for parameter in parameters where !parameter.contains("=") || parameter.hasPrefix("=") {
+            throw ValidationError("--param \(parameter): expected NAME=VALUE, e.g. --param since=2026-01-01 for :since")
+        }
+        if !parameters.isEmpty && query == nil { throw ValidationError("--param binds --query's parameters; add --query") }
+        if force && (output == nil || output == "-") { throw ValidationError("--force replaces an output file; add -o FILE") }
         if let zstdLevel, !ZstdCompressingSink.levels.contains(zstdLevel) {
             throw ValidationError("--zstd=\(zstdLevel): the level must be within \(ZstdCompressingSink.levels)")
         }
@@ -70,7 +96,12 @@ struct Export: ParsableCommand {
     var options: ExportOptions {
         var options = ExportOptions(databasePath: database.resolved, source: query.map(ExportSource.query) ?? .table(table!))
         options.outputPath = output
-        options.format = format.flatMap(InputFormat.init(rawValue:))
+        options.format = format
+        options.force = force
+        for parameter in parameters {
+            let parts = parameter.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            options.parameters[String(parts[0])] = String(parts[1])
+        }
         options.zstdLevel = zstdLevel
         options.zstdWorkers = threads
         options.nullText = nullText
@@ -81,8 +112,12 @@ struct Export: ParsableCommand {
     func run() throws {
         Signals.removeTemporaryFilesAndExit()
         let summary: ExportSummary
+        let display = ProgressDisplay.make(mode: progress ? .on : nil, quiet: quiet || output == nil || output == "-")
+        defer { display?.finish() }
         do {
-            summary = try Exporter(options: options).run()
+            summary = try Exporter(options: options).run(progress: display.map { display in
+                { rows in display.update(ImportProgress(rowsRead: rows, rowsWritten: rows, bytesRead: 0, totalBytes: nil)) }
+            })
         } catch OutputError.brokenPipe {
             // `sqlimport export items | head`: the reader has all it wanted.
             return

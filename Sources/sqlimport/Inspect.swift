@@ -14,7 +14,7 @@ struct Inspect: ParsableCommand {
     @Argument(help: "The table to describe.")
     var table: String
 
-    @Option(help: ArgumentHelp("Also show how the nested objects of this input's first records fill the table's columns (--flatten): column groups and enums.", valueName: "file"))
+    @Option(help: ArgumentHelp("Also show how the nested objects of this input's first records fill the table's columns (--flatten): column groups and enums.", valueName: "file"), completion: .file())
     var sample: String?
 
     @Option(name: .customLong("flatten-by"), help: ArgumentHelp("With --sample: map nested fields only by leaf or only by prefix names.", valueName: "leaf|prefix"))
@@ -25,6 +25,9 @@ struct Inspect: ParsableCommand {
 
     @Option(name: .customLong("group"), help: ArgumentHelp("With --sample: a nested field that is a column group, never an enum (repeatable).", valueName: "field"))
     var columnGroups: [String] = []
+
+    @Flag(name: .shortAndLong, help: "Print nothing but the listing and errors (inspect prints nothing else; taken by every subcommand).")
+    var quiet = false
 
     func validate() throws {
         for group in enumGroups {

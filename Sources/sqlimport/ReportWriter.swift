@@ -37,6 +37,8 @@ enum ReportWriter {
         var deleteCandidates: Int?
         var deletionsWithheld: Int?
         var warnings: [String]
+        /// The first records set aside, as `input:line: reason` (at most 5).
+        var firstRejects: [String]?
         var startedAt: Date
         var finishedAt: Date
         var durationSeconds: Double
@@ -54,7 +56,7 @@ enum ReportWriter {
             restartedInputs: summary.restartedInputs, createdTable: summary.createdTable, addedColumns: summary.addedColumns,
             createdIndex: summary.createdIndex, deferredIndexes: summary.deferredIndexes, enumGroups: summary.enumGroups, keyOrder: summary.keyOrder,
             deleteCandidates: summary.deleteCandidates, deletionsWithheld: summary.deletionsWithheld,
-            warnings: summary.warnings, startedAt: summary.startedAt, finishedAt: summary.finishedAt, durationSeconds: seconds,
+            warnings: summary.warnings, firstRejects: summary.firstRejects.isEmpty ? nil : summary.firstRejects, startedAt: summary.startedAt, finishedAt: summary.finishedAt, durationSeconds: seconds,
             rowsPerSecond: Double(summary.counts.read) / seconds,
             megabytesPerSecond: Double(summary.bytesRead) / 1_000_000 / seconds, dryRun: summary.dryRun)
         try emit(report, to: destination)

@@ -8,10 +8,35 @@ struct SQLImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sqlimport",
         abstract: "Stream JSON Lines, JSON, CSV and TSV into SQLite, and upsert them safely.",
-        discussion: "Exit codes are listed in README.md.",
-        version: "0.1.0",
+        discussion: """
+            EXAMPLES:
+              Upsert each record on the unique index (libraryID, remoteID):
+                sqlimport items.jsonl --db app.db --upsert libraryID,remoteID
+              The table's columns, and the keys --upsert accepts:
+                sqlimport inspect items --db app.db
+              Rehearse a delta, nothing written:
+                sqlimport delta.jsonl --db app.db --table items --upsert id \\
+                  --merge newer:updatedAt --dry-run
+              Export, snapshot and restore:
+                sqlimport export items --db app.db -o items.csv.zst
+                sqlimport snapshot --db app.db -o nightly.sqlite.zst
+                sqlimport restore nightly.sqlite.zst --db copy.db
+
+            sqlimport FILE ... is sqlimport import FILE ...: sqlimport help import lists\nevery flag, grouped.
+
+            \(ExitStatus.helpTable)
+            """,
+        version: SQLImportCommand.versionText,
         subcommands: [Import.self, Inspect.self, Export.self, Snapshot.self, Restore.self],
         defaultSubcommand: Import.self)
+
+    /// The release, as CHANGELOG.md's latest heading and the git tag `v0.2.0` give it.
+    static let version = "0.2.0"
+
+    /// `--version`: sqlimport's release and the libraries it runs with.
+    static var versionText: String {
+        "sqlimport \(version)\nSQLite \(LinkedLibraries.sqlite) · zstd \(LinkedLibraries.zstd) · zlib \(LinkedLibraries.zlib)"
+    }
 
     static func main() {
         // A closed pipe is an EPIPE write error, handled as a clean end, not a crash.
@@ -21,8 +46,14 @@ struct SQLImportCommand: ParsableCommand {
         signal(SIGXFSZ, SIG_IGN)
         // Before any connection opens (the library leaves it to its host).
         SQLiteProcessSettings.applyForBulkImports()
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments.isEmpty {
+            // No arguments: the overview and its examples, not an import error.
+            StandardOutput.write(helpMessage() + "\n")
+            Foundation.exit(0)
+        }
         do {
-            var command = try parseAsRoot(Export.normalizing(Array(CommandLine.arguments.dropFirst())))
+            var command = try parseAsRoot(OutputFlags.normalizing(Export.normalizing(arguments)))
             try command.run()
         } catch let exit as ExitCode {
             Foundation.exit(exit.rawValue)
@@ -38,7 +69,7 @@ struct SQLImportCommand: ParsableCommand {
 
 /// The database option shared by every subcommand.
 struct DatabaseOption: ParsableArguments {
-    @Option(name: .customLong("db"), help: ArgumentHelp("The SQLite database file.", discussion: "Default: $SQLIMPORT_DB, else ./sqlimport.db.", valueName: "path"))
+    @Option(name: .customLong("db"), help: ArgumentHelp("The SQLite database file.", discussion: "Default: $SQLIMPORT_DB, else ./sqlimport.db.", valueName: "path"), completion: .file())
     var path: String?
 
     var resolved: String {

@@ -16,7 +16,7 @@ struct Snapshot: ParsableCommand {
 
     @Option(
         name: [.customShort("o"), .long],
-        help: ArgumentHelp("The snapshot file. Default: sqlimport-<UTC time>.sqlite.zst here.", valueName: "file"))
+        help: ArgumentHelp("The snapshot file. Default: sqlimport-<UTC time>.sqlite.zst here.", valueName: "file"), completion: .file())
     var output: String?
 
     @Option(help: "zstd level.")
@@ -30,6 +30,9 @@ struct Snapshot: ParsableCommand {
 
     @Option(help: ArgumentHelp("Wait this long for another writer's lock.", valueName: "ms"))
     var busyTimeout = 5000
+
+    @Flag(name: .shortAndLong, help: "Print nothing but errors (not even the snapshot's path).")
+    var quiet = false
 
     func validate() throws {
         if !ZstdCompressingSink.levels.contains(level) { throw ValidationError("--level \(level): expected a level within \(ZstdCompressingSink.levels)") }
@@ -46,7 +49,7 @@ struct Snapshot: ParsableCommand {
         options.busyTimeoutMilliseconds = busyTimeout
         do {
             let summary = try Snapshotter(options: options).run()
-            StandardOutput.write(summary.output + "\n")
+            if !quiet { StandardOutput.write(summary.output + "\n") }
         } catch {
             FileHandle.standardError.writeLine("sqlimport: error: \(ExitStatus.message(for: error))")
             throw ExitCode(ExitStatus.code(for: error))

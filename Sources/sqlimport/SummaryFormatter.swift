@@ -4,6 +4,45 @@ import SQLImportKit
 /// The human line printed to stderr at the end of a run:
 /// `app.db items: 1,000 read · 900 inserted · 100 updated · 0 unchanged · 0 rejected · 0.4 s (2.5K rows/s)`.
 enum SummaryFormatter {
+    /// One line per schema change: the table created, columns added, the index created,
+    /// the indexes a first load dropped and rebuilt.
+    static func schemaChanges(_ summary: ImportSummary) -> [String] {
+        let verb = summary.dryRun ? "would have " : ""
+        var lines: [String] = []
+        if summary.createdTable != nil { lines.append("\(verb)created table \(SQLIdentifier.quote(summary.table))") }
+        if !summary.addedColumns.isEmpty {
+            lines.append("\(verb)added column\(summary.addedColumns.count == 1 ? "" : "s") \(summary.addedColumns.map(SQLIdentifier.quote).joined(separator: ", ")) (--alter)")
+        }
+        if let index = summary.createdIndex { lines.append("\(verb)created index: \(index)") }
+        if !summary.deferredIndexes.isEmpty {
+            lines.append(
+                "built index\(summary.deferredIndexes.count == 1 ? "" : "es") \(summary.deferredIndexes.map(SQLIdentifier.quote).joined(separator: ", ")) after the load (dropped for a first load into an empty table, rebuilt before the commit)")
+        }
+        return lines
+    }
+
+    /// `--on-error skip`: the first reasons, and where the rest are.
+    static func rejectReasons(_ summary: ImportSummary, rejectsFile: String?) -> [String] {
+        guard summary.counts.rejected > 0 else { return [] }
+        var lines = summary.firstRejects.prefix(3).map { "rejected: \($0)" }
+        let rest = summary.counts.rejected - lines.count
+        if let rejectsFile {
+            lines.append(summary.counts.rejected == 1
+                ? "the rejected record, with its reason, is in \(rejectsFile)"
+                : "all \(grouped(summary.counts.rejected)) rejected records, with their reasons, are in \(rejectsFile)")
+        } else if rest > 0 {
+            lines.append("and \(grouped(rest)) more rejected; pass --rejects FILE to keep every one with its reason")
+        }
+        return lines
+    }
+
+    /// After a failure: what stays committed, `stopped, nothing committed` when nothing.
+    static func failureLine(_ partial: ImportSummary) -> String {
+        let subject = "\(partial.database) \(partial.table)"
+        if partial.counts.read == 0 || partial.dryRun { return "\(subject): stopped, nothing committed" }
+        return line(partial).replacingOccurrences(of: "\(subject): ", with: "\(subject): stopped; committed before it (re-run with --resume): ")
+    }
+
     static func line(_ summary: ImportSummary) -> String {
         let counts = summary.counts
         var parts = ["\(grouped(counts.read)) read"]

@@ -112,7 +112,7 @@ import Testing
     @Test(arguments: [
         (["missing.jsonl"], Int32(66), "no such file"),
         (["bad.jsonl"], Int32(65), #"bad.jsonl:2 (byte 13): malformed record in field "a": unexpected end of input"#),
-        (["bad.jsonl", "--strategy", "fastest"], Int32(64), "--strategy fastest"),
+        (["bad.jsonl", "--strategy", "fastest"], Int32(64), "'fastest' is invalid for '--strategy <strategy>'"),
         (["good.jsonl", "--upsert", "nope"], Int32(64), #"--upsert names "nope", which is neither a field"#),
         (["good.jsonl", "--db", "not-a-db.txt"], Int32(73), "not a database"),
     ])

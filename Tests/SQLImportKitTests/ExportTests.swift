@@ -328,7 +328,7 @@ import Testing
             SELECT CASE WHEN x < 150000 THEN x ELSE abs(-9223372036854775807 - 1) END AS x FROM c
             """
         for output in ["out.jsonl", "out.jsonl.zst"] {
-            let result = try TestSupport.run(["export", "--db", "app.db", "--query", query, "-o", output], in: directory)
+            let result = try TestSupport.run(["export", "--db", "app.db", "--query", query, "-o", output, "--force"], in: directory)
             #expect(result.status == 70, "\(result.stderr)")
             #expect(result.stderr.contains("integer overflow"))
         }
@@ -345,7 +345,7 @@ import Testing
         (["export", "items", "-o", "items.txt"], Int32(64), "cannot tell the format from the name items.txt"),
         (["export", "items", "-o", "items.csv.gz", "--zstd"], Int32(64), "--zstd writes zstd, but items.csv.gz ends in .gz"),
         (["export", "items", "--threads", "2"], Int32(64), "--threads applies to zstd only"),
-        (["export", "items", "--format", "xml"], Int32(64), "--format xml"),
+        (["export", "items", "--format", "xml"], Int32(64), "'xml' is invalid for '--format <format>'. Please provide one of 'jsonl', 'json', 'csv' or 'tsv'"),
         (["export", "items", "--db", "missing.db"], Int32(73), "unable to open database file"),
         (["export", "items", "-o", "no/such/folder/items.csv"], Int32(74), "cannot create no/such/folder/items.csv"),
     ])

@@ -8,17 +8,17 @@ import Darwin
 /// only when complete, so that no reader ever sees half a file and a failure leaves the
 /// destination as it was. The temporary file is registered with `TemporaryFiles` for
 /// removal on a signal, and removed on failure or when the value is dropped uncommitted.
-public final class AtomicOutputFile {
+package final class AtomicOutputFile {
     /// The final path.
-    public let destination: String
+    package let destination: String
     /// The path being written.
-    public let temporaryPath: String
+    package let temporaryPath: String
     /// The open descriptor of the temporary file.
-    public private(set) var descriptor: Int32 = -1
+    package private(set) var descriptor: Int32 = -1
     private var finished = false
 
     /// Creates the temporary file (exclusively, mode 0666 less the umask).
-    public init(destination: String, purpose: String = "partial") throws(OutputError) {
+    package init(destination: String, purpose: String = "partial") throws(OutputError) {
         self.destination = destination
         temporaryPath = TemporaryFiles.sibling(of: destination, purpose: purpose)
         TemporaryFiles.shared.register(temporaryPath)
@@ -36,13 +36,13 @@ public final class AtomicOutputFile {
     }
 
     /// A sink writing to the temporary file; errors name the destination.
-    public func makeSink() -> FileDescriptorSink {
+    package func makeSink() -> FileDescriptorSink {
         FileDescriptorSink(descriptor: descriptor, name: destination)
     }
 
     /// Flushes the data to disk (`fsync`) and closes the descriptor. The file keeps its
     /// temporary name, e.g. for a check before `commit`.
-    public func close() throws(OutputError) {
+    package func close() throws(OutputError) {
         guard descriptor >= 0 else { return }
         let fd = descriptor
         descriptor = -1
@@ -57,7 +57,7 @@ public final class AtomicOutputFile {
     /// Closes the file and moves it to `destination`. With `replacing` false an existing
     /// destination is never overwritten (`link(2)`, which fails on an existing name),
     /// and is `OutputError.alreadyExists`.
-    public func commit(replacing: Bool, what: String = "files") throws(OutputError) {
+    package func commit(replacing: Bool, what: String = "files") throws(OutputError) {
         do throws(OutputError) {
             try close()
             if replacing {
@@ -85,7 +85,7 @@ public final class AtomicOutputFile {
     }
 
     /// Closes and removes the temporary file; the destination is untouched.
-    public func discard() {
+    package func discard() {
         if descriptor >= 0 { _ = systemClose(descriptor) }
         descriptor = -1
         unlink(temporaryPath)

@@ -6,7 +6,7 @@ import Darwin
 
 /// Where output bytes go: a file, standard output, or a compressor in front of either.
 /// The mirror of `ByteSource`.
-public protocol ByteSink: AnyObject {
+package protocol ByteSink: AnyObject {
     /// Writes all of `bytes` (a sink never writes part of a chunk and returns).
     func write(_ bytes: UnsafeRawBufferPointer) throws(OutputError)
     /// Ends the stream: a compressor writes its last block and trailer. The file itself
@@ -20,7 +20,7 @@ extension ByteSink {
     /// Copies `source` to the end into this sink, in chunks of `chunkSize`; returns the
     /// number of bytes copied. Memory stays at one chunk.
     @discardableResult
-    public func write(contentsOf source: ByteSource, chunkSize: Int = 1 << 20) throws -> Int64 {
+    package func write(contentsOf source: ByteSource, chunkSize: Int = 1 << 20) throws -> Int64 {
         let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
         defer { chunk.deallocate() }
         var total: Int64 = 0
@@ -35,19 +35,19 @@ extension ByteSink {
 
 /// Writes to a file descriptor with `write(2)`, retrying short writes and `EINTR`.
 /// `EPIPE` (a closed pipe; SIGPIPE is ignored by the CLI) is `OutputError.brokenPipe`.
-public final class FileDescriptorSink: ByteSink {
+package final class FileDescriptorSink: ByteSink {
     let descriptor: Int32
     let name: String
-    public private(set) var bytesWritten: Int64 = 0
+    package private(set) var bytesWritten: Int64 = 0
 
     /// A sink on an open descriptor that the caller keeps owning (`STDOUT_FILENO`, or an
     /// `AtomicOutputFile`'s).
-    public init(descriptor: Int32, name: String) {
+    package init(descriptor: Int32, name: String) {
         self.descriptor = descriptor
         self.name = name
     }
 
-    public func write(_ bytes: UnsafeRawBufferPointer) throws(OutputError) {
+    package func write(_ bytes: UnsafeRawBufferPointer) throws(OutputError) {
         var offset = 0
         while offset < bytes.count {
             let count = systemWrite(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
@@ -63,7 +63,7 @@ public final class FileDescriptorSink: ByteSink {
         }
     }
 
-    public func finish() throws(OutputError) {}
+    package func finish() throws(OutputError) {}
 }
 
 #if canImport(Glibc)

@@ -12,6 +12,12 @@ public enum ExportError: Error, Equatable, CustomStringConvertible {
     case conflictingOptions(String)
     /// JSON must be valid UTF-8, and this TEXT value is not.
     case invalidUTF8(column: String, row: Int)
+    /// `--query` has a parameter (`:name`) that no `--param` binds.
+    case unboundParameter(name: String)
+    /// `--query` has a positional `?` parameter, which `--param` cannot name.
+    case positionalParameter
+    /// `--param NAME=...` names no parameter of `--query`.
+    case unknownParameter(name: String, known: [String])
 
     public var description: String {
         switch self {
@@ -28,6 +34,12 @@ public enum ExportError: Error, Equatable, CustomStringConvertible {
             return "cannot tell the format from the name \(path); pass --format jsonl, json, csv or tsv, or end the name in .jsonl, .json, .csv or .tsv"
         case .conflictingOptions(let text):
             return text
+        case .unboundParameter(let name):
+            return "--query has the parameter :\(name), and nothing binds it (SQLite would read it as NULL); pass --param \(name)=VALUE"
+        case .positionalParameter:
+            return "--query has a positional ? parameter; name it (WHERE updatedAt >= :since) and pass --param since=VALUE"
+        case .unknownParameter(let name, let known):
+            return "--param \(name): --query has no parameter :\(name) (" + (known.isEmpty ? "it has none" : "it has " + known.map { ":" + $0 }.joined(separator: ", ")) + ")"
         case .invalidUTF8(let column, let row):
             return "row \(row), column \(SQLIdentifier.quote(column)): the TEXT value is not valid UTF-8, which JSON cannot carry; export as CSV or TSV (raw bytes), or select CAST(\(SQLIdentifier.quote(column)) AS BLOB) in --query"
         }

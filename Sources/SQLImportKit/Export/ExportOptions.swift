@@ -44,6 +44,11 @@ public struct ExportOptions: Sendable {
     public var zstdWorkers: Int?
     /// `--null TEXT`: how CSV and TSV write NULL (default: an empty unquoted field).
     public var nullText: String?
+    /// `--param NAME=VALUE`: values for the query's named parameters (`:name`, `@name`
+    /// or `$name`), bound as TEXT; every parameter must be bound.
+    public var parameters: [String: String] = [:]
+    /// `--force`: replace an existing output file; otherwise it is an error.
+    public var force = false
     /// How long to wait for a writer's lock.
     public var busyTimeoutMilliseconds = 5000
 

@@ -26,18 +26,24 @@ public final class Exporter {
     /// Runs the export.
     /// - Throws: `ExportError`, `OutputError` (`.brokenPipe` when standard output's reader
     ///   went away), or GRDB's `DatabaseError`.
-    public func run() throws -> ExportSummary {
+    ///
+    /// - Parameter progress: called with the rows written so far, every 65,536 rows.
+    public func run(progress: ((Int) -> Void)? = nil) throws -> ExportSummary {
+        if let path = options.outputFile, !options.force, FileManager.default.fileExists(atPath: path) {
+            throw OutputError.alreadyExists(path: path, what: "exports")
+        }
         let format = try options.resolvedFormat()
         let compression = try options.resolvedCompression()
         let queue = try SourceDatabase.openReadOnly(path: options.databasePath, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
-        return try queue.inDatabase { db in try export(db, format: format, compression: compression) }
+        return try queue.inDatabase { db in try export(db, format: format, compression: compression, progress: progress) }
     }
 
     // MARK: - Steps
 
-    private func export(_ db: Database, format: InputFormat, compression: OutputCompression) throws -> ExportSummary {
+    private func export(_ db: Database, format: InputFormat, compression: OutputCompression, progress: ((Int) -> Void)?) throws -> ExportSummary {
         let statement = try prepare(db, sql: try selectSQL(db))
         defer { sqlite3_finalize(statement) }
+        try bindParameters(statement)
         let columns = (0 ..< sqlite3_column_count(statement)).map { String(cString: sqlite3_column_name(statement, $0)) }
         var encoder = ValueText.encoder(for: format, columns: columns, nullText: options.nullText)
 
@@ -62,13 +68,14 @@ public final class Exporter {
                         sql: String(cString: sqlite3_sql(statement)))
                 }
                 rows += 1
+                if rows & 0xFFFF == 0 { progress?(rows) }
                 try encoder.encodeRow(statement, number: rows, into: &writer.bytes)
                 try writer.flushIfFull()
             }
             encoder.end(rows: rows, into: &writer.bytes)
             try writer.flush()
             try sink.finish()
-            try file?.commit(replacing: true)
+            try file?.commit(replacing: options.force)
             return ExportSummary(
                 rows: rows, columns: columns, format: format, compression: compression, output: options.outputFile,
                 bytesEncoded: writer.bytesFlushed, bytesWritten: fileSink.bytesWritten)
@@ -97,6 +104,24 @@ public final class Exporter {
     }
 
     /// Prepares exactly one read-only statement that returns rows.
+    /// Binds `--param` values to the query's named parameters; an unbound or unknown
+    /// name, or a positional `?`, is an error (SQLite would read an unbound one as NULL).
+    private func bindParameters(_ statement: OpaquePointer) throws {
+        let count = sqlite3_bind_parameter_count(statement)
+        var names: [String] = []
+        for index in stride(from: Int32(1), through: count, by: 1) {
+            guard let raw = sqlite3_bind_parameter_name(statement, index), raw.pointee != 0x3F /* ? */ else { throw ExportError.positionalParameter }
+            names.append(String(String(cString: raw).dropFirst()))
+        }
+        if let unknown = options.parameters.keys.sorted().first(where: { !names.contains($0) }) {
+            throw ExportError.unknownParameter(name: unknown, known: names)
+        }
+        for (offset, name) in names.enumerated() {
+            guard let value = options.parameters[name] else { throw ExportError.unboundParameter(name: name) }
+            _ = value.withCString { sqlite3_bind_text(statement, Int32(offset + 1), $0, -1, StatementBinder.transient) }
+        }
+    }
+
     private func prepare(_ db: Database, sql: String) throws -> OpaquePointer {
         let connection = db.sqliteConnection
         var statement: OpaquePointer?
@@ -122,13 +147,6 @@ public final class Exporter {
             sqlite3_finalize(statement)
             sqlite3_finalize(extra)
             throw ExportError.notOneStatement(query: sql)
-        }
-        // A `?` would silently bind NULL: export binds nothing.
-        let parameters = sqlite3_bind_parameter_count(statement)
-        if parameters > 0 {
-            sqlite3_finalize(statement)
-            throw ExportError.invalidQuery(
-                query: sql, message: "it has \(parameters) parameter(s), and export binds none, so each would be NULL; write the values into the query")
         }
         guard sqlite3_stmt_readonly(statement) != 0, sqlite3_column_count(statement) > 0 else {
             sqlite3_finalize(statement)

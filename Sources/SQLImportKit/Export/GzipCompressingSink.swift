@@ -2,13 +2,13 @@ import CZlib
 
 /// Compresses a stream with zlib's `deflate` in a gzip wrapper (one member), readable by
 /// the stock `gzip -d`.
-public final class GzipCompressingSink: ByteSink {
+package final class GzipCompressingSink: ByteSink {
     private let base: ByteSink
     private let stream: UnsafeMutablePointer<z_stream>
     private let output: UnsafeMutableRawBufferPointer
 
     /// - Parameter level: 1 (fastest) to 9 (smallest); zlib's default is 6.
-    public init(base: ByteSink, level: Int = Int(Z_DEFAULT_COMPRESSION)) throws(OutputError) {
+    package init(base: ByteSink, level: Int = Int(Z_DEFAULT_COMPRESSION)) throws(OutputError) {
         self.base = base
         stream = .allocate(capacity: 1)
         stream.initialize(to: z_stream())
@@ -28,9 +28,9 @@ public final class GzipCompressingSink: ByteSink {
         output.deallocate()
     }
 
-    public var bytesWritten: Int64 { base.bytesWritten }
+    package var bytesWritten: Int64 { base.bytesWritten }
 
-    public func write(_ bytes: UnsafeRawBufferPointer) throws(OutputError) {
+    package func write(_ bytes: UnsafeRawBufferPointer) throws(OutputError) {
         guard bytes.count > 0 else { return }
         stream.pointee.next_in = UnsafeMutablePointer(mutating: bytes.baseAddress!.assumingMemoryBound(to: Bytef.self))
         stream.pointee.avail_in = uInt(bytes.count)
@@ -39,7 +39,7 @@ public final class GzipCompressingSink: ByteSink {
         }
     }
 
-    public func finish() throws(OutputError) {
+    package func finish() throws(OutputError) {
         stream.pointee.next_in = nil
         stream.pointee.avail_in = 0
         while try deflateStep(Z_FINISH) != Z_STREAM_END {}

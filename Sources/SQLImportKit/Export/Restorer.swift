@@ -51,7 +51,7 @@ public final class Restorer {
         if !options.force, FileManager.default.fileExists(atPath: target) {
             throw OutputError.alreadyExists(path: target, what: "databases")
         }
-        let input = try InputSource(path: options.snapshotPath)
+        let input = try InputSource(path: options.snapshotPath, acceptsAnyFile: true)
         let file = try AtomicOutputFile(destination: target, purpose: "restore")
         // Opening the copy for the check may create SQLite's side files next to it.
         let sidecars = ["-journal", "-wal", "-shm"].map { file.temporaryPath + $0 }
@@ -63,7 +63,7 @@ public final class Restorer {
                 switch error {
                 case .corruptCompressedStream, .truncatedCompressedStream, .decompressionBombGuard, .zstdWindowTooLarge:
                     throw SnapshotError.damaged(snapshot: options.snapshotPath, reason: Self.reason(error))
-                case .notFound, .unreadable, .undecodable, .unsupportedEncoding:
+                case .notFound, .unreadable, .undecodable, .unsupportedEncoding, .notAnInput:
                     throw error
                 }
             }

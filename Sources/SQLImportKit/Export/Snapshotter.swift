@@ -78,15 +78,22 @@ public final class Snapshotter {
         let file = try AtomicOutputFile(destination: output)
         let copy = TemporaryFiles.sibling(of: output, purpose: "vacuum")
         do {
-            return try TemporaryFiles.shared.whileRegistered([copy, copy + "-journal"]) {
+            return try TemporaryFiles.shared.whileRegistered([copy, copy + "-journal", copy + "-wal", copy + "-shm"]) {
                 // One read transaction: a consistent copy even while other processes write.
                 // VACUUM INTO writes its copy with this connection's pager settings. The copy
                 // is temporary and deleted below, so it is not fsynced (synchronous = OFF on
                 // this read-only connection changes nothing else); the final snapshot is,
                 // before its rename.
-                try queue.inDatabase { db in
+                let journalMode = try queue.inDatabase { db in
                     try db.execute(sql: "PRAGMA synchronous = OFF")
                     try db.execute(sql: "VACUUM INTO ?", arguments: [copy])
+                    return try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "delete"
+                }
+                // VACUUM INTO writes a rollback-journal database; a WAL database's snapshot
+                // stays WAL (the mode is persistent, in the header), so that `restore`
+                // brings back the database as it was.
+                if journalMode.lowercased() == "wal" {
+                    try DatabaseQueue(path: copy).inDatabase { db in _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL") }
                 }
                 let source = try FileDescriptorSource(path: copy)
                 let size = InputSource.regularFileSize(copy) ?? 0

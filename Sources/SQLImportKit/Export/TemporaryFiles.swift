@@ -6,27 +6,27 @@ import Foundation
 /// Every temporary file sqlimport creates sits next to its final output (so the final
 /// rename stays on one file system) and is registered here from before it is created
 /// until it is renamed or removed.
-public final class TemporaryFiles: @unchecked Sendable {
+package final class TemporaryFiles: @unchecked Sendable {
     /// The registry of the process.
-    public static let shared = TemporaryFiles()
+    package static let shared = TemporaryFiles()
 
     private let lock = NSLock()
     private var paths: Set<String> = []
 
     /// Registers `path`, which is about to be created.
-    public func register(_ path: String) {
+    package func register(_ path: String) {
         lock.withLock { _ = paths.insert(path) }
     }
 
     /// Forgets `path`: it has been renamed into place or removed.
-    public func unregister(_ path: String) {
+    package func unregister(_ path: String) {
         lock.withLock { _ = paths.remove(path) }
     }
 
     /// Runs `body` with `paths` registered, then removes those files (whether `body`
     /// created them or not) and forgets them: for files that a library, not sqlimport,
     /// creates, such as `VACUUM INTO`'s target or SQLite's journals.
-    public func whileRegistered<Result>(_ paths: [String], _ body: () throws -> Result) rethrows -> Result {
+    package func whileRegistered<Result>(_ paths: [String], _ body: () throws -> Result) rethrows -> Result {
         paths.forEach(register)
         defer {
             for path in paths {
@@ -38,10 +38,10 @@ public final class TemporaryFiles: @unchecked Sendable {
     }
 
     /// The registered paths, for tests.
-    public var registered: Set<String> { lock.withLock { paths } }
+    package var registered: Set<String> { lock.withLock { paths } }
 
     /// Removes every registered file (a missing one is not an error) and forgets them.
-    public func removeAll() {
+    package func removeAll() {
         let current = lock.withLock {
             defer { paths.removeAll() }
             return paths
@@ -51,7 +51,7 @@ public final class TemporaryFiles: @unchecked Sendable {
 
     /// A fresh name next to `destination`, hidden and marked with the process id:
     /// `dir/.name.<purpose>-<pid>-<random>.tmp`.
-    public static func sibling(of destination: String, purpose: String) -> String {
+    package static func sibling(of destination: String, purpose: String) -> String {
         let url = URL(fileURLWithPath: destination)
         let directory = url.deletingLastPathComponent().path
         let random = String(UInt32.random(in: 0 ... .max), radix: 36)

@@ -2,11 +2,11 @@ import CZstd
 
 /// Compresses a stream with `ZSTD_compressStream2` into another sink: one zstd frame,
 /// with a content checksum, readable by the stock `zstd -d`.
-public final class ZstdCompressingSink: ByteSink {
+package final class ZstdCompressingSink: ByteSink {
     /// The levels libzstd accepts (negative levels are its fastest modes).
-    public static var levels: ClosedRange<Int> { Int(ZSTD_minCLevel()) ... Int(ZSTD_maxCLevel()) }
+    package static var levels: ClosedRange<Int> { Int(ZSTD_minCLevel()) ... Int(ZSTD_maxCLevel()) }
     /// The level of `--zstd` without a value, and of `sqlimport snapshot`.
-    public static let defaultLevel = 3
+    package static let defaultLevel = 3
 
     private let base: ByteSink
     private let context: OpaquePointer
@@ -18,7 +18,7 @@ public final class ZstdCompressingSink: ByteSink {
     ///     calling thread.
     ///   - pledgedSize: the exact number of bytes that will be written, when known: it is
     ///     recorded in the frame header (`zstd -l` shows it).
-    public init(base: ByteSink, level: Int = defaultLevel, workers: Int = 0, pledgedSize: UInt64? = nil) throws(OutputError) {
+    package init(base: ByteSink, level: Int = defaultLevel, workers: Int = 0, pledgedSize: UInt64? = nil) throws(OutputError) {
         guard let context = ZSTD_createCCtx() else { throw .compressionFailed(compression: .zstd, reason: "out of memory") }
         self.base = base
         self.context = context
@@ -36,9 +36,9 @@ public final class ZstdCompressingSink: ByteSink {
         output.deallocate()
     }
 
-    public var bytesWritten: Int64 { base.bytesWritten }
+    package var bytesWritten: Int64 { base.bytesWritten }
 
-    public func write(_ bytes: UnsafeRawBufferPointer) throws(OutputError) {
+    package func write(_ bytes: UnsafeRawBufferPointer) throws(OutputError) {
         guard bytes.count > 0 else { return }
         var input = ZSTD_inBuffer(src: bytes.baseAddress, size: bytes.count, pos: 0)
         while input.pos < input.size {
@@ -46,7 +46,7 @@ public final class ZstdCompressingSink: ByteSink {
         }
     }
 
-    public func finish() throws(OutputError) {
+    package func finish() throws(OutputError) {
         var input = ZSTD_inBuffer(src: nil, size: 0, pos: 0)
         while try compress(&input, ZSTD_e_end) != 0 {}
         try base.finish()

@@ -8,7 +8,7 @@ import Darwin
 ///
 /// Sources are read in large chunks into a caller-owned buffer, so memory stays
 /// bounded whatever the input size.
-public protocol ByteSource: AnyObject {
+package protocol ByteSource: AnyObject {
     /// Reads up to `buffer.count` bytes; returns 0 only at the end of the stream.
     func read(into buffer: UnsafeMutableRawBufferPointer) throws(InputError) -> Int
     /// How many compressed (raw) bytes have been consumed so far, for error positions.
@@ -16,14 +16,14 @@ public protocol ByteSource: AnyObject {
 }
 
 /// Reads a file descriptor with `read(2)`.
-public final class FileDescriptorSource: ByteSource {
+package final class FileDescriptorSource: ByteSource {
     let descriptor: Int32
     let name: String
     let ownsDescriptor: Bool
-    public private(set) var rawBytesConsumed: Int64 = 0
+    package private(set) var rawBytesConsumed: Int64 = 0
 
     /// Opens `path`, or standard input when `path` is `-`.
-    public init(path: String) throws(InputError) {
+    package init(path: String) throws(InputError) {
         name = path
         if path == "-" {
             descriptor = STDIN_FILENO
@@ -49,7 +49,7 @@ public final class FileDescriptorSource: ByteSource {
         if ownsDescriptor { close(descriptor) }
     }
 
-    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(InputError) -> Int {
+    package func read(into buffer: UnsafeMutableRawBufferPointer) throws(InputError) -> Int {
         while true {
             let count = Glibc.read(descriptor, buffer.baseAddress, buffer.count)
             if count >= 0 {
@@ -82,6 +82,11 @@ final class PrefixedSource: ByteSource {
                 buffer.baseAddress!.copyMemory(from: bytes.baseAddress! + prefixIndex, byteCount: count)
             }
             prefixIndex += count
+            // The rest of the buffer from the base, so that the first read is as large as
+            // any other (a decompressor's error offsets name the end of a read).
+            if count < buffer.count {
+                return count + (try base.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[count...])))
+            }
             return count
         }
         return try base.read(into: buffer)

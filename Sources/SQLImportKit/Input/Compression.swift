@@ -26,29 +26,39 @@ public enum Compression: String, Sendable, Codable {
 public final class InputSource {
     public let name: String
     public let compression: Compression
-    public private(set) var source: ByteSource
+    package private(set) var source: ByteSource
     /// The on-disk size, when the input is a regular file.
     public let fileSize: Int64?
+    /// The file the bytes come from, for `fileBytesConsumed`.
+    private let file: FileDescriptorSource?
+
+    /// Bytes read from the file so far (compressed bytes for a compressed input).
+    package var fileBytesConsumed: Int64 { file?.rawBytesConsumed ?? 0 }
 
     /// Opens `path` (or `-` for standard input) and wraps it in the decompressor its
     /// magic bytes call for.
-    public convenience init(path: String) throws(InputError) {
+    /// - Parameter acceptsAnyFile: false refuses files that are no input to import (a
+    ///   SQLite database, a ZIP archive, ...; `InputError.notAnInput`); `restore` reads
+    ///   a database.
+    public convenience init(path: String, acceptsAnyFile: Bool = false) throws(InputError) {
         let file = try FileDescriptorSource(path: path)
-        try self.init(name: path, raw: file, fileSize: path == "-" ? nil : Self.regularFileSize(path))
+        try self.init(name: path, raw: file, fileSize: path == "-" ? nil : Self.regularFileSize(path), acceptsAnyFile: acceptsAnyFile)
     }
 
     /// Wraps an opened byte stream (a file, or bytes in memory in the fuzz harness) in the
     /// decompressor its magic bytes call for.
-    init(name: String, raw file: ByteSource, fileSize: Int64?) throws(InputError) {
+    init(name: String, raw file: ByteSource, fileSize: Int64?, acceptsAnyFile: Bool = false) throws(InputError) {
         var magic: [UInt8] = []
-        let probe = UnsafeMutableRawBufferPointer.allocate(byteCount: 4, alignment: 1)
+        let probe = UnsafeMutableRawBufferPointer.allocate(byteCount: 16, alignment: 1)
         defer { probe.deallocate() }
-        while magic.count < 4 {
+        while magic.count < 16 {
             let count = try file.read(into: UnsafeMutableRawBufferPointer(rebasing: probe[magic.count...]))
             if count == 0 { break }
             magic.append(contentsOf: probe[magic.count ..< magic.count + count])
         }
+        if !acceptsAnyFile, let kind = ForeignFile.detect(magic) { throw .notAnInput(path: name, kind: kind) }
         let raw = PrefixedSource(prefix: magic, base: file)
+        self.file = file as? FileDescriptorSource
         self.name = name
         compression = Compression.detect(magic)
         switch compression {

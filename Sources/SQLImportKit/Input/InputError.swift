@@ -11,6 +11,8 @@ public enum InputError: Error, Equatable, CustomStringConvertible {
     case undecodable(input: String, encoding: String, byteOffset: Int64, reason: String)
     /// `--encoding` names an encoding sqlimport does not transcode.
     case unsupportedEncoding(String)
+    /// The input is a file of another kind: a SQLite database, a ZIP archive, ...
+    case notAnInput(path: String, kind: ForeignFile)
 
     public var description: String {
         switch self {
@@ -28,6 +30,8 @@ public enum InputError: Error, Equatable, CustomStringConvertible {
             return "\(input): not valid \(encoding) at byte \(offset) (\(reason)); nothing from this input was committed. Check --encoding"
         case .unsupportedEncoding(let name):
             return "--encoding \(name): sqlimport transcodes latin1, windows-1252 and utf-16 (utf-16le, utf-16be); convert other encodings first, e.g. iconv -f \(name.uppercased()) -t UTF-8 FILE > FILE.utf8"
+        case .notAnInput(let path, let kind):
+            return "\(path) is \(kind.rawValue), not JSON, CSV or TSV; \(kind.hint(path: path))"
         case .decompressionBombGuard(let input, let limit):
             return "\(input): expands beyond \(limit) bytes without a record boundary; refusing it"
         }

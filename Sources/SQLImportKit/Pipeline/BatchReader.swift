@@ -168,6 +168,7 @@ final class BatchReader: BatchSource, @unchecked Sendable {
                         more = try reader.fill(batch, maxRows: min(rowsPerBatch, room), maxBytes: bytesPerBatch)
                     }
                     recordsRead += batch.recordCount
+                    batch.fileBytesConsumed = input.compression == .none ? batch.inputBytesConsumed : input.fileBytesConsumed
                     batch.endsInput = !more
                     batch.endsCommitInterval = commitEvery.map { batch.recordCount > 0 && recordsRead % $0 == 0 } ?? false
                     guard full.push(.batch(batch)) else { return }

@@ -37,6 +37,7 @@ extension ImportRun {
         }
         try checkCancellation()
         try afterWriting(batch, rows: batch.rowCount - firstRow)
+        report(phase: .writing)
     }
 
     private func write(_ rows: Range<Int>, of batch: RecordBatch, session: WriteSession, inputName: String) throws {

@@ -16,6 +16,11 @@ extension ImportRun {
         })
         let names = columnNames.indices.filter { !excluded.contains($0) }.map { columnNames[$0] }
         try checkFieldNames(names)
+        let padded = names.filter(SchemaError.isPadded)
+        if !padded.isEmpty {
+            summary.warnings.append(
+                "the new table's column(s) \(padded.map(SQLIdentifier.quote).joined(separator: ", ")) begin or end with a space, as the input's header spells them (\"a, b\"); rename them, or remove the spaces from the header and import again")
+        }
         let limit = Int(sqlite3_limit(db.sqliteConnection, SQLITE_LIMIT_COLUMN, -1))
         if names.count > limit { throw SchemaError.tooManyColumns(table: table, count: names.count, limit: limit) }
         var fieldOfColumn: [String: Int] = [:]

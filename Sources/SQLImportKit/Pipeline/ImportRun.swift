@@ -57,6 +57,8 @@ final class ImportRun {
     var resumeOffsetOfInput: [Int: Int64] = [:]
     var countsAtLastCommit = OutcomeCounts()
     var deferredIndexes = DeferredIndexes()
+    /// Per input, the file bytes read by the end of the latest batch (for progress).
+    var fileBytesRead: [Int64] = []
     /// Columns of a table this run created, whose types it inferred, with the records
     /// it sampled (lowercased names).
     var inferredTypes: [String: Int] = [:]
@@ -91,11 +93,11 @@ final class ImportRun {
 
     /// The summary of a run that failed: what was read, and the counts as of the last
     /// commit (nothing, without --commit-every).
+    /// What a failed run leaves: the counts of what it committed (with --commit-every,
+    /// up to its last checkpoint; else nothing), `read` included.
     var summaryAfterFailure: ImportSummary {
         var failed = summary
-        let read = summary.counts.read
         failed.counts = countsAtLastCommit
-        failed.counts.read = read
         return failed
     }
 
@@ -158,7 +160,9 @@ final class ImportRun {
             try createTable(from: sample)
         }
         for pending in sample { try write(pending) }
+        if !deferredIndexes.indexes.isEmpty { report(phase: .buildingIndexes) }
         try deferredIndexes.rebuild(db, table: table)
+        if options.mirror.deleteMissing { report(phase: .deleting) }
         try deleteMissingRows()
         warnAboutUnusedEnums()
         describeKeyOrder()
@@ -184,11 +188,21 @@ final class ImportRun {
         for record in batch.rejects { try reject(record) }
         summary.counts.numbersKeptAsText += batch.numbersKeptAsText
         summary.inputs[batch.inputIndex].bytesRead = batch.inputBytesConsumed
-        if let progress {
-            let sizes = summary.inputs.map { $0.compression == .none ? $0.bytes : nil }
-            let total: Int64? = sizes.contains(where: { $0 == nil }) || summary.inputs.count < options.inputs.count ? nil : sizes.reduce(0) { $0 + $1! }
-            progress(ImportProgress(rowsRead: summary.counts.read, bytesRead: summary.bytesRead, totalBytes: total))
-        }
+        if fileBytesRead.count <= batch.inputIndex { fileBytesRead += repeatElement(0, count: batch.inputIndex + 1 - fileBytesRead.count) }
+        fileBytesRead[batch.inputIndex] = batch.fileBytesConsumed
+    }
+
+    /// Tells the caller where the run stands (`ImportProgress`).
+    func report(phase: ImportProgress.Phase) {
+        guard let progress else { return }
+        let sizes = summary.inputs.map(\.bytes)
+        let total: Int64? = sizes.contains(where: { $0 == nil }) || summary.inputs.count < options.inputs.count ? nil : sizes.reduce(0) { $0 + $1! }
+        var written = summary.counts.rejected + summary.counts.nullKey
+        if let counts = session?.counts { written += counts.inserted + counts.updated + counts.unchanged + counts.skipped + counts.ignored }
+        if phase != .writing { written = summary.counts.read }
+        progress(ImportProgress(
+            phase: phase, rowsRead: summary.counts.read, rowsWritten: min(written, summary.counts.read),
+            bytesRead: fileBytesRead.reduce(0, +), totalBytes: total))
     }
 
     func syncCounts() {

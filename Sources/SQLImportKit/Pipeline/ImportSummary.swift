@@ -42,6 +42,10 @@ public struct ImportSummary: Sendable, Codable {
     /// `--parse-only`: the input was read, no database opened.
     public var parseOnly = false
     public var warnings: [String] = []
+    /// The first records set aside (`--on-error skip`), as `input:line: reason`, at most
+    /// `ImportSummary.firstRejectsKept`; the rejects file (`--rejects`) has them all.
+    public var firstRejects: [String] = []
+    public static let firstRejectsKept = 5
     public var startedAt = Date()
     public var finishedAt = Date()
 
@@ -49,10 +53,44 @@ public struct ImportSummary: Sendable, Codable {
     public var bytesRead: Int64 { inputs.reduce(0) { $0 + $1.bytesRead } }
 }
 
-/// Progress of a run, reported once per batch.
+/// Progress of a run, reported on the writing thread after each batch it writes and at
+/// each phase that follows the writing.
 public struct ImportProgress: Sendable {
+    /// What the run is doing.
+    public enum Phase: String, Sendable, Codable {
+        /// Reading and writing records.
+        case writing
+        /// Building the indexes dropped for a first load (`ImportSummary.deferredIndexes`).
+        case buildingIndexes = "building indexes"
+        /// `--delete-missing`: deleting the rows no record matched.
+        case deleting
+        /// Committing the transaction (or, for a dry run, rolling it back).
+        case committing
+    }
+
+    public var phase: Phase = .writing
+    /// Records handed to the writer.
     public var rowsRead: Int
+    /// Records the writer has applied, rejected or set aside.
+    public var rowsWritten: Int
+    /// Bytes of the input files read from disk (compressed bytes for a compressed input).
     public var bytesRead: Int64
-    /// Total input size when every input is a regular uncompressed file.
+    /// The input files' sizes on disk, when every input is a regular file.
     public var totalBytes: Int64?
+
+    public init(phase: Phase = .writing, rowsRead: Int, rowsWritten: Int, bytesRead: Int64, totalBytes: Int64?) {
+        self.phase = phase
+        self.rowsRead = rowsRead
+        self.rowsWritten = rowsWritten
+        self.bytesRead = bytesRead
+        self.totalBytes = totalBytes
+    }
+
+    /// The fraction of the run done, from the bytes read scaled by the share of records
+    /// read that the writer has applied; nil without sizes.
+    public var fractionWritten: Double? {
+        guard let totalBytes, totalBytes > 0 else { return nil }
+        let applied = rowsRead > 0 ? Double(rowsWritten) / Double(rowsRead) : 0
+        return min(Double(bytesRead) * applied / Double(totalBytes), 1)
+    }
 }

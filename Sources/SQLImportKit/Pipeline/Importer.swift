@@ -81,7 +81,7 @@ public final class Importer {
             summary.counts.read += batch.rowCount + batch.rejects.count
             summary.counts.rejected += batch.rejects.count
             summary.inputs[batch.inputIndex].bytesRead = batch.inputBytesConsumed
-            progress?(ImportProgress(rowsRead: summary.counts.read, bytesRead: summary.bytesRead, totalBytes: nil))
+            progress?(ImportProgress(rowsRead: summary.counts.read, rowsWritten: summary.counts.read, bytesRead: summary.bytesRead, totalBytes: nil))
         }
         summary.finishedAt = Date()
         return summary
@@ -229,6 +229,7 @@ public final class Importer {
         defer { run.close() }
         do {
             try run.execute()
+            run.report(phase: .committing)
             if options.dryRun { transaction.rollback() } else { try transaction.commit() }
             summary = run.summary
         } catch {

@@ -7,7 +7,7 @@
 /// Import decodes a marker only into a column that can hold a BLOB: BLOB affinity (a
 /// declared type containing `BLOB`, or none), or a STRICT `BLOB` or `ANY` column.
 /// Anywhere else, and when the base64 is not valid, the marker stays what it was read as.
-public enum BlobMarker {
+package enum BlobMarker {
     /// `{"$base64":"`
     static let jsonPrefix: [UInt8] = Array(#"{"$base64":""#.utf8)
     /// `"}`
@@ -18,14 +18,14 @@ public enum BlobMarker {
     // MARK: - Writing
 
     /// Appends `{"$base64":"..."}` for `bytes`.
-    public static func appendJSON(_ bytes: UnsafeRawBufferPointer, to output: inout [UInt8]) {
+    package static func appendJSON(_ bytes: UnsafeRawBufferPointer, to output: inout [UInt8]) {
         output.append(contentsOf: jsonPrefix)
         appendBase64(bytes, to: &output)
         output.append(contentsOf: jsonSuffix)
     }
 
     /// Appends `base64:...` for `bytes`.
-    public static func appendText(_ bytes: UnsafeRawBufferPointer, to output: inout [UInt8]) {
+    package static func appendText(_ bytes: UnsafeRawBufferPointer, to output: inout [UInt8]) {
         output.append(contentsOf: textPrefix)
         appendBase64(bytes, to: &output)
     }
@@ -33,7 +33,7 @@ public enum BlobMarker {
     private static let alphabet: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 
     /// Appends the standard, padded base64 encoding of `bytes` (RFC 4648, section 4).
-    public static func appendBase64(_ bytes: UnsafeRawBufferPointer, to output: inout [UInt8]) {
+    package static func appendBase64(_ bytes: UnsafeRawBufferPointer, to output: inout [UInt8]) {
         output.reserveCapacity(output.count + (bytes.count + 2) / 3 * 4)
         alphabet.withUnsafeBufferPointer { table in
             var index = 0
@@ -60,7 +60,7 @@ public enum BlobMarker {
 
     /// The bytes of a JSON marker, or nil when `text` is not exactly
     /// `{"$base64":"<valid base64>"}` (the compact form the JSON readers produce).
-    public static func decodeJSON(_ text: UnsafeRawBufferPointer) -> [UInt8]? {
+    package static func decodeJSON(_ text: UnsafeRawBufferPointer) -> [UInt8]? {
         guard text.count >= jsonPrefix.count + jsonSuffix.count,
               text.starts(with: jsonPrefix), text[(text.count - jsonSuffix.count)...].elementsEqual(jsonSuffix)
         else { return nil }
@@ -68,14 +68,14 @@ public enum BlobMarker {
     }
 
     /// The bytes of a CSV/TSV marker, or nil when `text` is not `base64:<valid base64>`.
-    public static func decodeText(_ text: UnsafeRawBufferPointer) -> [UInt8]? {
+    package static func decodeText(_ text: UnsafeRawBufferPointer) -> [UInt8]? {
         guard text.starts(with: textPrefix) else { return nil }
         return decodeBase64(UnsafeRawBufferPointer(rebasing: text[textPrefix.count...]))
     }
 
     /// Decodes standard, padded base64; nil for any other character, a missing or
     /// misplaced `=`, or a length that is not a multiple of 4.
-    public static func decodeBase64(_ text: UnsafeRawBufferPointer) -> [UInt8]? {
+    package static func decodeBase64(_ text: UnsafeRawBufferPointer) -> [UInt8]? {
         guard text.count % 4 == 0 else { return nil }
         var output: [UInt8] = []
         output.reserveCapacity(text.count / 4 * 3)

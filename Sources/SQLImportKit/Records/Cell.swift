@@ -1,6 +1,6 @@
 /// What a cell holds. Readers decide the kind from the input's own syntax; the writer
 /// maps kinds onto SQLite storage classes (see `StatementBinder`).
-public enum CellKind: UInt8, Sendable, BitwiseCopyable {
+package enum CellKind: UInt8, Sendable, BitwiseCopyable {
     /// The record has no such field: the column is left out of the statement.
     case absent
     case null
@@ -20,10 +20,10 @@ public enum CellKind: UInt8, Sendable, BitwiseCopyable {
 }
 
 /// One field of one record. 16 bytes, stored inline in `RecordBatch.cells`.
-public struct Cell: Sendable, BitwiseCopyable {
-    public var payload: Int64
-    public var length: UInt32
-    public var kind: CellKind
+package struct Cell: Sendable, BitwiseCopyable {
+    package var payload: Int64
+    package var length: UInt32
+    package var kind: CellKind
 
     @inline(__always) init(kind: CellKind, payload: Int64 = 0, length: UInt32 = 0) {
         self.payload = payload
@@ -39,6 +39,6 @@ public struct Cell: Sendable, BitwiseCopyable {
         Cell(kind: .real, payload: Int64(bitPattern: value.bitPattern))
     }
 
-    public var doubleValue: Double { Double(bitPattern: UInt64(bitPattern: payload)) }
-    public var isTextual: Bool { kind == .text || kind == .untypedText || kind == .json || kind == .numberAsText }
+    package var doubleValue: Double { Double(bitPattern: UInt64(bitPattern: payload)) }
+    package var isTextual: Bool { kind == .text || kind == .untypedText || kind == .json || kind == .numberAsText }
 }

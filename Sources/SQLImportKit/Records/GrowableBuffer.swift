@@ -8,7 +8,7 @@ import Darwin
 /// store, with no copy-on-write test and no dynamic exclusivity check (a Swift `Array`
 /// held in a class pays both on every append; profiling the JSON reader showed them at
 /// about a quarter of its time). Owned by one thread at a time.
-public final class GrowableBuffer<Element: BitwiseCopyable> {
+package final class GrowableBuffer<Element: BitwiseCopyable> {
     /// The mutable state lives behind a pointer: Swift checks exclusive access to a
     /// class's stored properties at run time, on every mutation, but not to memory it
     /// reaches through an unsafe pointer.
@@ -37,11 +37,11 @@ public final class GrowableBuffer<Element: BitwiseCopyable> {
         malloc(capacity * MemoryLayout<Element>.stride)!.assumingMemoryBound(to: Element.self)
     }
 
-    @inline(__always) public var base: UnsafeMutablePointer<Element> { state.pointee.base }
-    @inline(__always) public var count: Int { state.pointee.count }
-    public var isEmpty: Bool { state.pointee.count == 0 }
+    @inline(__always) package var base: UnsafeMutablePointer<Element> { state.pointee.base }
+    @inline(__always) package var count: Int { state.pointee.count }
+    package var isEmpty: Bool { state.pointee.count == 0 }
 
-    @inline(__always) public subscript(index: Int) -> Element {
+    @inline(__always) package subscript(index: Int) -> Element {
         get {
             precondition(index >= 0 && index < state.pointee.count, "index out of range")
             return state.pointee.base[index]
@@ -100,7 +100,7 @@ public final class GrowableBuffer<Element: BitwiseCopyable> {
         state.pointee.count = 0
     }
 
-    public func withUnsafeBufferPointer<Result>(_ body: (UnsafeBufferPointer<Element>) throws -> Result) rethrows -> Result {
+    package func withUnsafeBufferPointer<Result>(_ body: (UnsafeBufferPointer<Element>) throws -> Result) rethrows -> Result {
         try body(UnsafeBufferPointer(start: state.pointee.base, count: state.pointee.count))
     }
 }
@@ -118,4 +118,4 @@ extension GrowableBuffer where Element == UInt8 {
 }
 
 /// The batch's text store.
-public typealias ByteStore = GrowableBuffer<UInt8>
+package typealias ByteStore = GrowableBuffer<UInt8>

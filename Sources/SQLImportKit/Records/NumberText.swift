@@ -5,8 +5,8 @@ import Darwin
 #endif
 
 /// Exact conversions between number text and SQLite's INTEGER and REAL.
-public enum NumberText {
-    public enum IntegerParse: Equatable {
+package enum NumberText {
+    package enum IntegerParse: Equatable {
         case value(Int64)
         /// Integer syntax, but outside Int64: keep it as text, never as an inexact REAL.
         case overflow
@@ -16,7 +16,7 @@ public enum NumberText {
     /// Strict integer syntax: `-?(0|[1-9][0-9]*)`. `007`, `+1` and ` 1` are not integers
     /// here (they would lose their spelling).
     @inline(__always)
-    public static func parseInteger(_ text: UnsafeRawBufferPointer) -> IntegerParse {
+    package static func parseInteger(_ text: UnsafeRawBufferPointer) -> IntegerParse {
         var index = 0
         let count = text.count
         guard count > 0 else { return .notAnInteger }
@@ -44,7 +44,7 @@ public enum NumberText {
     }
 
     /// JSON number syntax: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`, whole text.
-    public static func isNumberSyntax(_ text: UnsafeRawBufferPointer) -> Bool {
+    package static func isNumberSyntax(_ text: UnsafeRawBufferPointer) -> Bool {
         var index = 0
         let count = text.count
         func digits() -> Int {
@@ -73,7 +73,7 @@ public enum NumberText {
 
     /// True when the text starts with a redundant zero (`007`, `-01`, `00.5`): such
     /// values stay TEXT so their spelling survives.
-    public static func hasLeadingZero(_ text: UnsafeRawBufferPointer) -> Bool {
+    package static func hasLeadingZero(_ text: UnsafeRawBufferPointer) -> Bool {
         var index = 0
         if index < text.count, text[index] == UInt8(ascii: "-") { index += 1 }
         return text.count - index >= 2 && text[index] == UInt8(ascii: "0")
@@ -83,7 +83,7 @@ public enum NumberText {
     /// True when the text is a number with a redundant leading zero (`0959`, `-007`,
     /// `00.5`), which a column with INTEGER, REAL or NUMERIC affinity would store as the
     /// number, losing the zeros. `007abc` is not a number, and stays text there.
-    public static func isLeadingZeroNumber(_ text: UnsafeRawBufferPointer) -> Bool {
+    package static func isLeadingZeroNumber(_ text: UnsafeRawBufferPointer) -> Bool {
         guard hasLeadingZero(text) else { return false }
         var index = 0
         let negative = text[0] == UInt8(ascii: "-")
@@ -100,7 +100,7 @@ public enum NumberText {
 
     /// A correctly rounded Double for number text of JSON syntax, or nil when the value
     /// overflows to infinity or underflows to zero from a non-zero spelling.
-    public static func parseDouble(_ text: UnsafeRawBufferPointer) -> Double? {
+    package static func parseDouble(_ text: UnsafeRawBufferPointer) -> Double? {
         // strtod needs a NUL-terminated string; numbers are short.
         let value: Double = withUnsafeTemporaryAllocation(of: CChar.self, capacity: text.count + 1) { buffer in
             buffer.baseAddress!.withMemoryRebound(to: UInt8.self, capacity: text.count + 1) { bytes in
@@ -121,7 +121,7 @@ public enum NumberText {
     }
 
     /// The shortest text that reads back as the same Double (`0.1`, `-0.0`, `1e+308`).
-    public static func shortest(_ value: Double) -> String {
+    package static func shortest(_ value: Double) -> String {
         value.description
     }
 }

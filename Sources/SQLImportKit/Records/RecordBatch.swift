@@ -5,39 +5,42 @@
 /// order the reader first met them). A row may be shorter than the current column count:
 /// the missing tail is `absent`. Text lives in one byte store. Nothing is allocated per
 /// row once the arrays have grown to their working size.
-public final class RecordBatch: @unchecked Sendable {
-    public let cells = GrowableBuffer<Cell>(capacity: 1 << 16)
-    public let rowStarts = GrowableBuffer<Int>(capacity: 4096)
+package final class RecordBatch: @unchecked Sendable {
+    package let cells = GrowableBuffer<Cell>(capacity: 1 << 16)
+    package let rowStarts = GrowableBuffer<Int>(capacity: 4096)
     /// Cells of each row, so that rows can be reordered without moving their cells.
     let rowLengths = GrowableBuffer<UInt32>(capacity: 4096)
-    public let lines = GrowableBuffer<Int>(capacity: 4096)
-    public let byteOffsets = GrowableBuffer<Int64>(capacity: 4096)
+    package let lines = GrowableBuffer<Int>(capacity: 4096)
+    package let byteOffsets = GrowableBuffer<Int64>(capacity: 4096)
     /// Decoded text of every textual cell.
-    public let bytes = ByteStore(capacity: 1 << 20)
+    package let bytes = ByteStore(capacity: 1 << 20)
     /// Input columns first seen in this batch, in column-number order.
-    public internal(set) var newColumns: [String] = []
+    package internal(set) var newColumns: [String] = []
     /// Index of the input this batch came from, in the run's input list.
-    public internal(set) var inputIndex = 0
+    package internal(set) var inputIndex = 0
     /// How many numbers were kept as text because no SQLite number holds them exactly.
-    public internal(set) var numbersKeptAsText = 0
+    package internal(set) var numbersKeptAsText = 0
     /// Raw bytes of each record (only when rejects are kept), `rawRanges[r]` into `rawBytes`.
-    public internal(set) var rawBytes: [UInt8] = []
-    public internal(set) var rawRanges: [Range<Int>] = []
+    package internal(set) var rawBytes: [UInt8] = []
+    package internal(set) var rawRanges: [Range<Int>] = []
     var keepRawRecords = false
     /// Records the reader set aside (`ReaderOptions.skipBadRecords`).
-    public internal(set) var rejects: [RejectedRecord] = []
+    package internal(set) var rejects: [RejectedRecord] = []
     /// Decompressed bytes of input consumed up to the end of this batch.
-    public internal(set) var inputBytesConsumed: Int64 = 0
+    package internal(set) var inputBytesConsumed: Int64 = 0
+    /// Bytes of the input file read from disk by the end of this batch (compressed bytes
+    /// for a compressed input; the reader may have read ahead).
+    package internal(set) var fileBytesConsumed: Int64 = 0
     /// True when this batch ends its input.
-    public internal(set) var endsInput = false
+    package internal(set) var endsInput = false
     /// True when the run's record count reaches a multiple of `--commit-every` at the end
     /// of this batch: the writer commits after it.
-    public internal(set) var endsCommitInterval = false
+    package internal(set) var endsCommitInterval = false
     /// True for a batch of the reader's pool of sorted runs (`KeyOrder`).
     var isRun = false
     /// True when the rows were reordered by key (`KeyOrder`): lines and byte offsets are
     /// then not ascending.
-    public internal(set) var isReordered = false
+    package internal(set) var isReordered = false
 
     /// Where the row being built starts in `cells` and `bytes` (behind a pointer, like
     /// `GrowableBuffer`'s state, to keep per-field writes free of exclusivity checks).
@@ -49,37 +52,37 @@ public final class RecordBatch: @unchecked Sendable {
 
     deinit { cursor.deallocate() }
 
-    public init() {}
+    package init() {}
 
-    public var rowCount: Int { rowStarts.count }
+    package var rowCount: Int { rowStarts.count }
 
     /// Records read into this batch: rows, and records set aside by the reader.
-    public var recordCount: Int { rowStarts.count + rejects.count }
+    package var recordCount: Int { rowStarts.count + rejects.count }
 
-    @inline(__always) public func rowEnd(_ row: Int) -> Int {
+    @inline(__always) package func rowEnd(_ row: Int) -> Int {
         rowStarts[row] + Int(rowLengths[row])
     }
 
     /// The field of input column `column` in `row`, or `absent`.
-    @inline(__always) public func cell(row: Int, column: Int) -> Cell {
+    @inline(__always) package func cell(row: Int, column: Int) -> Cell {
         let index = rowStarts[row] + column
         return index < rowEnd(row) ? cells[index] : .absent
     }
 
-    public func position(row: Int, inputName: String) -> SourcePosition {
+    package func position(row: Int, inputName: String) -> SourcePosition {
         SourcePosition(input: inputName, line: lines[row], byteOffset: byteOffsets[row])
     }
 
-    public func text(_ cell: Cell) -> String {
+    package func text(_ cell: Cell) -> String {
         bytes.string(Int(cell.payload) ..< Int(cell.payload) + Int(cell.length))
     }
 
     /// Calls `body` with the bytes of a textual cell.
-    public func withText<Result>(_ cell: Cell, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+    package func withText<Result>(_ cell: Cell, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
         body(UnsafeRawBufferPointer(start: bytes.base + Int(cell.payload), count: Int(cell.length)))
     }
 
-    public func rawRecord(row: Int) -> String? {
+    package func rawRecord(row: Int) -> String? {
         guard row < rawRanges.count else { return nil }
         return String(decoding: rawBytes[rawRanges[row]], as: UTF8.self)
     }

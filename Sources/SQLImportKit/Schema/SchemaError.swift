@@ -13,12 +13,19 @@ public enum SchemaError: Error, Sendable, CustomStringConvertible {
     /// `--table schema.name` with a schema other than `main`.
     case unknownSchema(name: String, schema: String)
 
+    /// A field name with a leading or trailing space, as `year, month` headers give.
+    static func isPadded(_ name: String) -> Bool {
+        name.first == " " || name.last == " "
+    }
+
     public var description: String {
         switch self {
         case .notATable(let name, let kind):
             return "\(SQLIdentifier.quote(name)) is a \(kind), not a table; choose another name with --table"
         case .unknownFields(let table, let fields):
-            return "table \(SQLIdentifier.quote(table)) has no column for field(s) \(fields.map(SQLIdentifier.quote).joined(separator: ", ")); re-run with --alter to add them, or --ignore-unknown to drop them"
+            let padded = fields.filter(Self.isPadded)
+            let hint = padded.isEmpty ? "" : "; \(padded.map(SQLIdentifier.quote).joined(separator: ", ")) begin or end with a space (a header written as \"a, b\"): remove the spaces from the header line, e.g. sed -i '1s/ *, */,/g' FILE"
+            return "table \(SQLIdentifier.quote(table)) has no column for field(s) \(fields.map(SQLIdentifier.quote).joined(separator: ", "))\(hint.isEmpty ? "; re-run with --alter to add them, or --ignore-unknown to drop them" : hint)"
         case .missingRequiredColumn(let table, let column):
             return "column \(SQLIdentifier.quote(column)) of \(SQLIdentifier.quote(table)) is NOT NULL without a default, and the input has no such field; add it to the input or give the column a default"
         case .fieldsCollide(let table, let fields, let column):

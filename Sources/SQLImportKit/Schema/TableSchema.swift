@@ -70,8 +70,11 @@ public struct TableSchema: Sendable, Codable {
     /// - Throws: `SchemaError.unknownSchema` for `temp.x` (a temporary table vanishes
     ///   with the run's connection) and for any other `schema.x` prefix that does not name
     ///   a table literally: the run's connection attaches no other database.
-    /// - Parameter parsesSchema: false for a name made from a file name, whose dots are
-    ///   part of the name.
+    /// - Parameters:
+    ///   - db: The connection whose schema names the tables.
+    ///   - requested: The name as the user gave it.
+    ///   - parsesSchema: false for a name made from a file name, whose dots are part of
+    ///     the name.
     public static func resolveName(_ db: Database, requested: String, parsesSchema: Bool = true) throws -> String {
         var name = requested
         if parsesSchema, try existingName(db, folded: requested) == nil, let dot = requested.firstIndex(of: ".") {

@@ -4,9 +4,9 @@
 /// columns) reaches SQL only through these functions: the name is wrapped in double
 /// quotes and any `"` inside it is doubled, so `a"; DROP TABLE x; --` becomes the
 /// identifier `"a""; DROP TABLE x; --"` and nothing else.
-public enum SQLIdentifier {
+package enum SQLIdentifier {
     /// `items` → `"items"`, `a"b` → `"a""b"`.
-    public static func quote(_ name: String) -> String {
+    package static func quote(_ name: String) -> String {
         var quoted = "\""
         quoted.reserveCapacity(name.utf8.count + 2)
         for character in name.unicodeScalars {
@@ -17,12 +17,12 @@ public enum SQLIdentifier {
     }
 
     /// `["a", "b"]` → `"a", "b"`.
-    public static func quoteList(_ names: [String]) -> String {
+    package static func quoteList(_ names: [String]) -> String {
         names.map(quote).joined(separator: ", ")
     }
 
     /// A string literal for SQL: `it's` → `'it''s'`.
-    public static func literal(_ text: String) -> String {
+    package static func literal(_ text: String) -> String {
         var quoted = "'"
         for character in text.unicodeScalars {
             if character == "'" { quoted += "''" } else { quoted.unicodeScalars.append(character) }

@@ -28,21 +28,21 @@
 ///   the record's primary key also holds the record's target key; `sqlimport_outcome`
 ///   fails the statement for any other record, and `fallback` (target first) runs it.
 ///   `INSERT OR REPLACE` is never used: it deletes rows and breaks foreign keys.
-public struct UpsertStatement: Sendable {
-    public let table: String
-    public let columns: [String]
-    public let target: ConflictTarget?
-    public let policy: MergePolicy
+package struct UpsertStatement: Sendable {
+    package let table: String
+    package let columns: [String]
+    package let target: ConflictTarget?
+    package let policy: MergePolicy
     /// Columns the `DO UPDATE SET` may assign: the input's columns but the key columns.
-    public let updatedColumns: [String]
+    package let updatedColumns: [String]
     /// Columns of `updatedColumns` left out of `SET` and checked to be unchanged instead.
-    public let guardedColumns: [String]
+    package let guardedColumns: [String]
     /// The primary-key clause comes before the target's (see above).
-    public let reordersKeyClauses: Bool
+    package let reordersKeyClauses: Bool
     /// The statement that assigns every column, for records that change a guarded one.
-    public let fallback: UpsertStatementFallback?
+    package let fallback: UpsertStatementFallback?
     /// True when conflicts are resolved with `DO NOTHING` (ignore, or nothing to set).
-    public let doesNothingOnConflict: Bool
+    package let doesNothingOnConflict: Bool
     /// Columns (lowercased) whose storage class is kept as given, so that equal values
     /// of different types (`1`, `1.0`) must still count as a change.
     let typelessColumns: Set<String>
@@ -64,7 +64,7 @@ public struct UpsertStatement: Sendable {
     ///   - guardable: lowercased columns that may be left out of `SET` (`IndexedColumns`).
     ///   - mayReorderKeyClauses: whether the primary-key clause may come first.
     ///   - typelessColumns: lowercased columns with no type affinity (untyped or `ANY`).
-    public init(
+    package init(
         table: String, columns: [String], target: ConflictTarget?, policy: MergePolicy, guardable: Set<String> = [],
         mayReorderKeyClauses: Bool = false, typelessColumns: Set<String> = [], rowidName: String? = nil,
         replacedColumns: Set<String> = []
@@ -98,7 +98,7 @@ public struct UpsertStatement: Sendable {
     }
 
     /// What makes a record go through `fallback`, for `--dry-run`.
-    public var fallbackCondition: String {
+    package var fallbackCondition: String {
         var reasons: [String] = []
         if !guardedColumns.isEmpty { reasons.append("changes \(SQLIdentifier.quoteList(guardedColumns))") }
         if reordersKeyClauses, let target, let key = target.fallbackKey {
@@ -108,7 +108,7 @@ public struct UpsertStatement: Sendable {
     }
 
     /// The statement for `rowCount` records: `VALUES (...), (...)`.
-    public func sql(rowCount: Int = 1) -> String {
+    package func sql(rowCount: Int = 1) -> String {
         var sql = "INSERT INTO \(SQLIdentifier.quote(table)) (\(SQLIdentifier.quoteList(columns))) VALUES "
         let tuple = "(" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
         sql.reserveCapacity(sql.utf8.count + rowCount * (tuple.utf8.count + 2) + 512)
@@ -215,7 +215,7 @@ public struct UpsertStatement: Sendable {
 }
 
 /// Boxes the fallback statement (a struct cannot hold itself).
-public final class UpsertStatementFallback: Sendable {
-    public let statement: UpsertStatement
+package final class UpsertStatementFallback: Sendable {
+    package let statement: UpsertStatement
     init(_ statement: UpsertStatement) { self.statement = statement }
 }

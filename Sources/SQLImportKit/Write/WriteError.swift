@@ -37,7 +37,33 @@ public struct WriteError: Error, Sendable, CustomStringConvertible {
         return false
     }
 
-    public var description: String {
+    /// The spellings of a missing value that CSV exports use (R's NA, pandas' nan, ...).
+    static let nullSpellings: Set<String> = ["NA", "N/A", "n/a", "#N/A", "NULL", "null", "None", "nan", "NaN", "-", "\\N", "."]
+
+    /// "; if NA means a missing value, pass --null NA" when the refused value is one of
+    /// `nullSpellings` and the refusal is about its type.
+    var nullHint: String {
+        let candidates: [String]
+        switch reason {
+        case .sqlite(_, let message) where message.contains("cannot store") || message.contains("datatype mismatch"):
+            candidates = values.map(\.1)
+        case .typeMismatch(_, _, let value), .notTheInferredType(_, _, let value, _), .notRepresentable(_, let value, _):
+            candidates = [value]
+        default:
+            candidates = []
+        }
+        for candidate in candidates {
+            let bare = candidate.count >= 2 && candidate.hasPrefix("\"") && candidate.hasSuffix("\"") ? String(candidate.dropFirst().dropLast()) : candidate
+            if Self.nullSpellings.contains(bare) {
+                return "; if \(bare) means a missing value in this CSV/TSV input, pass --null \(bare.contains("\\") || bare == "#N/A" ? "'\(bare)'" : bare)"
+            }
+        }
+        return ""
+    }
+
+    public var description: String { text + nullHint }
+
+    private var text: String {
         let valuesText = values.isEmpty ? "" : " (" + values.map { "\(SQLIdentifier.quote($0)) = \($1)" }.joined(separator: ", ") + ")"
         switch reason {
         case .sqlite(_, let message):
