@@ -25,6 +25,14 @@ let package = Package(
             name: "CZlib",
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
+        // libpq, PostgreSQL's own client, for the PostgreSQL target: it speaks COPY FROM
+        // STDIN (the bulk path), runs synchronously on the writing thread like SQLite, and
+        // does TLS through the system's OpenSSL; postgres-nio would bring SwiftNIO's event
+        // loops into a synchronous pipeline (and minutes of build time) for none of that.
+        .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"]), .brew(["libpq"])]),
         // C: process-wide SQLite settings (sqlite3_config is variadic, which Swift cannot
         // call).
         .target(name: "CSQLiteConfig"),
@@ -36,6 +44,7 @@ let package = Package(
                 "CZstd",
                 "CZlib",
                 "CSQLiteConfig",
+                "CLibPQ",
             ]),
         .executableTarget(
             name: "sqlimport",

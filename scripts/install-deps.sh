@@ -5,6 +5,9 @@ missing=()
 [ -f /usr/include/sqlite3.h ] || missing+=(libsqlite3-dev)
 [ -f /usr/include/zstd.h ] || missing+=(libzstd-dev)
 [ -f /usr/include/zlib.h ] || missing+=(zlib1g-dev)
+[ -f /usr/include/postgresql/libpq-fe.h ] || missing+=(libpq-dev)
+# The PostgreSQL target's tests run against a real server (scripts/postgres-test-server.sh).
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
 command -v pkg-config >/dev/null || missing+=(pkg-config)
 command -v zstd >/dev/null || missing+=(zstd)
 command -v gzip >/dev/null || missing+=(gzip)
@@ -20,7 +23,7 @@ command -v python3 >/dev/null || missing+=(python3)
 if [ "$(uname -s)" = Darwin ]; then
   # macOS: the same libraries from Homebrew (SQLite and zlib come with the system).
   command -v brew >/dev/null || { echo "install Homebrew (https://brew.sh), then re-run" >&2; exit 1; }
-  for formula in zstd pkg-config jq tmux; do
+  for formula in zstd pkg-config jq tmux libpq postgresql@15; do
     brew list "$formula" >/dev/null 2>&1 || brew install "$formula"
   done
   exit 0

@@ -11,6 +11,10 @@ enum ExitStatus {
     static let usage: Int32 = 64
     static let badData: Int32 = 65
     static let noInput: Int32 = 66
+    /// PostgreSQL: the server cannot be reached.
+    static let unavailable: Int32 = 69
+    /// PostgreSQL: the server refused the login.
+    static let noPermission: Int32 = 77
     static let software: Int32 = 70
     static let cannotCreate: Int32 = 73
     static let ioError: Int32 = 74
@@ -24,10 +28,12 @@ enum ExitStatus {
           64   usage error: a bad flag or value; the message names the fix
           65   bad input data: nothing committed (--commit-every: none after the last)
           66   input not found or unreadable
+          69   PostgreSQL: the server cannot be reached
           70   internal error
           73   cannot open the database, or it is not a database, or it is corrupt
           74   I/O error (disk full, read-only): rolled back
           75   database busy beyond --busy-timeout: temporary, cron may retry
+          77   PostgreSQL: the server refused the login
           128+n  interrupted by signal n (130 SIGINT, 143 SIGTERM): rolled back
         """
 
@@ -40,6 +46,15 @@ enum ExitStatus {
     /// The exit code for an error of a run.
     static func code(for error: Error) -> Int32 {
         switch error {
+        case let error as PostgresError:
+            switch error.kind {
+            case .connection: return unavailable
+            case .authentication: return noPermission
+            case .busy: return temporary
+            case .data: return badData
+            case .usage: return usage
+            case .server: return software
+            }
         case let error as InputError:
             switch error {
             case .notFound, .unreadable: return noInput

@@ -44,8 +44,8 @@ struct Export: ParsableCommand {
     @Flag(help: "Replace an existing output file.")
     var force = false
 
-    @Flag(help: "Show progress on stderr even when it is not a terminal.")
-    var progress = false
+    @Option(help: ArgumentHelp("Progress on stderr, as import's: on (plain lines when stderr is not a terminal) or json. A bare --progress is on.", valueName: "on|json"))
+    var progress: ProgressMode?
 
     @Option(
         name: .customLong("zstd"),
@@ -81,6 +81,7 @@ struct Export: ParsableCommand {
     }
 
     func validate() throws {
+        try database.refusePostgreSQL("export")
         if (table == nil) == (query == nil) { throw ValidationError("name a table, or pass --query \"SELECT ...\" (one of the two)") }
         for parameter in parameters where !parameter.contains("=") || parameter.hasPrefix("=") {
             throw ValidationError("--param \(parameter): expected NAME=VALUE, e.g. --param since=2026-01-01 for :since")
@@ -112,7 +113,7 @@ struct Export: ParsableCommand {
     func run() throws {
         Signals.removeTemporaryFilesAndExit()
         let summary: ExportSummary
-        let display = ProgressDisplay.make(mode: progress ? .on : nil, quiet: quiet || output == nil || output == "-")
+        let display = ProgressDisplay.make(mode: progress, quiet: quiet || output == nil || output == "-")
         defer { display?.finish() }
         do {
             summary = try Exporter(options: options).run(progress: display.map { display in

@@ -180,7 +180,12 @@ struct Import: ParsableCommand {
         let importer = Importer(options: options)
         let summary: ImportSummary
         do {
-            summary = try importer.run(progress: display.map { display in { display.update($0) } })
+            let callback = display.map { display in { (progress: ImportProgress) in display.update(progress) } }
+            if PostgresConnection.isURL(options.databasePath) && !options.parseOnly {
+                summary = try PostgresImporter(options: options).run(progress: callback)
+            } else {
+                summary = try importer.run(progress: callback)
+            }
             display?.finish()
         } catch {
             display?.finish()

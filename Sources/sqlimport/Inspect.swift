@@ -30,6 +30,7 @@ struct Inspect: ParsableCommand {
     var quiet = false
 
     func validate() throws {
+        try database.refusePostgreSQL("inspect")
         for group in enumGroups {
             do { _ = try EnumGroup(argument: group) } catch { throw ValidationError(error.description) }
         }

@@ -46,21 +46,40 @@ final class ProgressDisplay {
         lastDraw = now
         lastPhase = progress.phase
         let elapsed = max(now.timeIntervalSince(started), 0.001)
-        switch style {
-        case .json:
-            StandardOutput.write(json(progress, elapsed: elapsed) + "\n", to: STDERR_FILENO)
-        case .lines:
-            StandardOutput.write("sqlimport: progress: " + text(progress, elapsed: elapsed) + "\n", to: STDERR_FILENO)
-        case .terminal:
-            let line = String(text(progress, elapsed: elapsed).prefix(max(Self.terminalWidth() - 1, 10)))
-            StandardOutput.write("\r\u{1B}[K" + line, to: STDERR_FILENO)
-            drawn = true
-        }
+        draw(text(progress, elapsed: elapsed), json: json(progress, elapsed: elapsed))
     }
 
     func finish() {
         if drawn { StandardOutput.write("\r\u{1B}[K", to: STDERR_FILENO) }
         drawn = false
+    }
+
+    /// A snapshot's progress: `compressing · 45.0% · 120.0 / 260.0 MB`.
+    func update(_ progress: SnapshotProgress) {
+        let fraction = progress.totalBytes.map { $0 > 0 ? Double(progress.bytesDone) / Double($0) : 1 }
+        let now = Date()
+        let phaseChanged = progress.phase.rawValue != lastSnapshotPhase
+        guard phaseChanged || now.timeIntervalSince(lastDraw) >= interval else { return }
+        lastSnapshotPhase = progress.phase.rawValue
+        lastDraw = now
+        var parts = [progress.phase.rawValue]
+        if let fraction { parts.append(String(format: "%.1f%%", fraction * 100)) }
+        if let total = progress.totalBytes {
+            parts.append(String(format: "%.1f / %.1f MB", Double(progress.bytesDone) / 1_000_000, Double(total) / 1_000_000))
+        }
+        draw(parts.joined(separator: " · "), json: "{\"phase\":\"\(progress.phase.rawValue)\",\"bytesDone\":\(progress.bytesDone)" + (progress.totalBytes.map { ",\"totalBytes\":\($0)" } ?? "") + "}")
+    }
+
+    private var lastSnapshotPhase: String?
+
+    private func draw(_ text: String, json: String) {
+        switch style {
+        case .json: StandardOutput.write(json + "\n", to: STDERR_FILENO)
+        case .lines: StandardOutput.write("sqlimport: progress: " + text + "\n", to: STDERR_FILENO)
+        case .terminal:
+            StandardOutput.write("\r\u{1B}[K" + String(text.prefix(max(Self.terminalWidth() - 1, 10))), to: STDERR_FILENO)
+            drawn = true
+        }
     }
 
     /// `writing · 45.0% · 450,000 rows · 180K rows/s · ETA 3 s`

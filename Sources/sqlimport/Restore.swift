@@ -23,6 +23,10 @@ struct Restore: ParsableCommand {
     @Flag(name: .shortAndLong, help: "Print nothing but errors.")
     var quiet = false
 
+    func validate() throws {
+        try database.refusePostgreSQL("restore")
+    }
+
     func run() throws {
         Signals.removeTemporaryFilesAndExit()
         var options = RestoreOptions(snapshotPath: snapshot, databasePath: database.resolved)

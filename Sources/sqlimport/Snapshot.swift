@@ -31,10 +31,14 @@ struct Snapshot: ParsableCommand {
     @Option(help: ArgumentHelp("Wait this long for another writer's lock.", valueName: "ms"))
     var busyTimeout = 5000
 
+    @Option(help: ArgumentHelp("Progress on stderr, as import's: on (plain lines when stderr is not a terminal) or json. A bare --progress is on.", valueName: "on|json"))
+    var progress: ProgressMode?
+
     @Flag(name: .shortAndLong, help: "Print nothing but errors (not even the snapshot's path).")
     var quiet = false
 
     func validate() throws {
+        try database.refusePostgreSQL("snapshot")
         if !ZstdCompressingSink.levels.contains(level) { throw ValidationError("--level \(level): expected a level within \(ZstdCompressingSink.levels)") }
         if threads < 0 { throw ValidationError("--threads must be 0 or more") }
     }
@@ -48,7 +52,9 @@ struct Snapshot: ParsableCommand {
         options.force = force
         options.busyTimeoutMilliseconds = busyTimeout
         do {
-            let summary = try Snapshotter(options: options).run()
+            let display = ProgressDisplay.make(mode: progress, quiet: quiet)
+            defer { display?.finish() }
+            let summary = try Snapshotter(options: options).run(progress: display.map { display in { display.update($0) } })
             if !quiet { StandardOutput.write(summary.output + "\n") }
         } catch {
             FileHandle.standardError.writeLine("sqlimport: error: \(ExitStatus.message(for: error))")

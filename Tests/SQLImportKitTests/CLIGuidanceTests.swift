@@ -318,6 +318,19 @@ import Testing
         }
     }
 
+    @Test func snapshotAndExportShowProgressToo() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        _ = try TestSupport.runShell("sqlite3 app.db \"CREATE TABLE t (a); WITH RECURSIVE c(x) AS (VALUES(1) UNION ALL SELECT x + 1 FROM c WHERE x < 70000) INSERT INTO t SELECT x FROM c\"", in: directory)
+        let snapshot = try TestSupport.run(["snapshot", "--db", "app.db", "-o", "s.zst", "--progress"], in: directory, environment: ["SQLIMPORT_PROGRESS_INTERVAL": "0"])
+        #expect(snapshot.status == 0)
+        let lines = snapshot.stderr.split(separator: "\n")
+        #expect(lines.first == "sqlimport: progress: copying", "\(snapshot.stderr)")
+        #expect(lines.last?.hasPrefix("sqlimport: progress: compressing · 100.0% · ") == true, "\(snapshot.stderr)")
+        let export = try TestSupport.run(["export", "t", "--db", "app.db", "-o", "t.csv", "--progress"], in: directory, environment: ["SQLIMPORT_PROGRESS_INTERVAL": "0"])
+        #expect(export.stderr.hasPrefix("sqlimport: progress: writing · 65,536 rows"), "\(export.stderr)")
+    }
+
     @Test func restoreKeepsTheSnapshotsJournalMode() throws {
         let directory = TestSupport.temporaryDirectory()
         defer { TestSupport.remove(directory) }

@@ -20,7 +20,7 @@ extension ByteSink {
     /// Copies `source` to the end into this sink, in chunks of `chunkSize`; returns the
     /// number of bytes copied. Memory stays at one chunk.
     @discardableResult
-    package func write(contentsOf source: ByteSource, chunkSize: Int = 1 << 20) throws -> Int64 {
+    package func write(contentsOf source: ByteSource, chunkSize: Int = 1 << 20, progress: ((Int64) -> Void)? = nil) throws -> Int64 {
         let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
         defer { chunk.deallocate() }
         var total: Int64 = 0
@@ -29,6 +29,7 @@ extension ByteSink {
             if count == 0 { return total }
             try write(UnsafeRawBufferPointer(rebasing: chunk[..<count]))
             total += Int64(count)
+            progress?(total)
         }
     }
 }

@@ -68,7 +68,9 @@ public final class Snapshotter {
     /// - Parameter now: the time that names a default output.
     /// - Throws: `OutputError.alreadyExists` for an existing output without `force`,
     ///   GRDB's `DatabaseError` when the database cannot be read.
-    public func run(now: Date = Date()) throws -> SnapshotSummary {
+    /// - Parameter progress: called with the phase (`copying`, then `compressing` with
+    ///   the bytes compressed and the copy's size).
+    public func run(now: Date = Date(), progress: ((SnapshotProgress) -> Void)? = nil) throws -> SnapshotSummary {
         let output = options.outputPath ?? Self.defaultName(at: now)
         if !options.force, FileManager.default.fileExists(atPath: output) {
             throw OutputError.alreadyExists(path: output, what: "snapshots")
@@ -84,6 +86,7 @@ public final class Snapshotter {
                 // is temporary and deleted below, so it is not fsynced (synchronous = OFF on
                 // this read-only connection changes nothing else); the final snapshot is,
                 // before its rename.
+                progress?(SnapshotProgress(phase: .copying, bytesDone: 0, totalBytes: nil))
                 let journalMode = try queue.inDatabase { db in
                     try db.execute(sql: "PRAGMA synchronous = OFF")
                     try db.execute(sql: "VACUUM INTO ?", arguments: [copy])
@@ -99,7 +102,9 @@ public final class Snapshotter {
                 let size = InputSource.regularFileSize(copy) ?? 0
                 let fileSink = file.makeSink()
                 let sink = try ZstdCompressingSink(base: fileSink, level: options.level, workers: options.workers, pledgedSize: UInt64(size))
-                try sink.write(contentsOf: source)
+                try sink.write(contentsOf: source) { done in
+                    progress?(SnapshotProgress(phase: .compressing, bytesDone: done, totalBytes: size))
+                }
                 try sink.finish()
                 try file.commit(replacing: options.force, what: "snapshots")
                 return SnapshotSummary(output: output, databaseBytes: size, snapshotBytes: fileSink.bytesWritten)
@@ -109,4 +114,17 @@ public final class Snapshotter {
             throw error
         }
     }
+}
+
+/// Where a snapshot stands: `VACUUM INTO` copying the database, then zstd compressing
+/// the copy.
+public struct SnapshotProgress: Sendable {
+    public enum Phase: String, Sendable {
+        case copying
+        case compressing
+    }
+
+    public var phase: Phase
+    public var bytesDone: Int64
+    public var totalBytes: Int64?
 }

@@ -37,9 +37,11 @@ public final class InputSource {
 
     /// Opens `path` (or `-` for standard input) and wraps it in the decompressor its
     /// magic bytes call for.
-    /// - Parameter acceptsAnyFile: false refuses files that are no input to import (a
-    ///   SQLite database, a ZIP archive, ...; `InputError.notAnInput`); `restore` reads
-    ///   a database.
+    /// - Parameters:
+    ///   - path: The file, or `-` for standard input.
+    ///   - acceptsAnyFile: false refuses files that are no input to import (a SQLite
+    ///     database, a ZIP archive, ...; `InputError.notAnInput`); `restore` reads a
+    ///     database.
     public convenience init(path: String, acceptsAnyFile: Bool = false) throws(InputError) {
         let file = try FileDescriptorSource(path: path)
         try self.init(name: path, raw: file, fileSize: path == "-" ? nil : Self.regularFileSize(path), acceptsAnyFile: acceptsAnyFile)

@@ -1,0 +1,118 @@
+import Foundation
+import CLibPQ
+
+/// A synchronous libpq connection, used from one thread (the writer's).
+package final class PostgresConnection {
+    private let connection: OpaquePointer
+
+    /// Connects to `url` (`postgresql://user@host:port/dbname?...`); the `PG*`
+    /// environment variables fill what the URL leaves out, as in `psql`.
+    package init(url: String) throws(PostgresError) {
+        guard let connection = PQconnectdb(url) else { throw PostgresError(kind: .connection, message: "out of memory") }
+        guard PQstatus(connection) == CONNECTION_OK else {
+            // Before `self.connection` is set: deinit does not run, so this is the only
+            // PQfinish.
+            let message = Self.text(PQerrorMessage(connection))
+            PQfinish(connection)
+            let refused = message.contains("password authentication failed") || message.contains("authentication failed")
+                || message.contains("no pg_hba.conf entry") || message.contains("role \"")
+            throw PostgresError(kind: refused ? .authentication : .connection, message: message)
+        }
+        self.connection = connection
+        _ = PQsetClientEncoding(connection, "UTF8")
+    }
+
+    deinit {
+        PQfinish(connection)
+    }
+
+    /// Runs `sql` (one or more statements without parameters).
+    package func execute(_ sql: String) throws(PostgresError) {
+        let result = PQexec(connection, sql)
+        defer { PQclear(result) }
+        try check(result)
+    }
+
+    /// Runs `sql` with text parameters `$1, $2, ...` and returns its rows as text.
+    package func query(_ sql: String, _ parameters: [String?] = []) throws(PostgresError) -> [[String?]] {
+        let result = withParameters(parameters) { values in
+            PQexecParams(connection, sql, Int32(parameters.count), nil, values, nil, nil, 0)
+        }
+        defer { PQclear(result) }
+        try check(result)
+        var rows: [[String?]] = []
+        let columns = PQnfields(result)
+        for row in 0 ..< PQntuples(result) {
+            rows.append((0 ..< columns).map { column in
+                PQgetisnull(result, row, column) == 1 ? nil : String(cString: PQgetvalue(result, row, column))
+            })
+        }
+        return rows
+    }
+
+    /// `COPY ... FROM STDIN` with `data` (COPY text format) as its input.
+    package func copy(_ sql: String, data: UnsafeRawBufferPointer) throws(PostgresError) {
+        let start = PQexec(connection, sql)
+        let status = PQresultStatus(start)
+        if status != PGRES_COPY_IN {
+            defer { PQclear(start) }
+            try check(start)
+            throw PostgresError(kind: .server, message: "COPY did not start")
+        }
+        PQclear(start)
+        var offset = 0
+        while offset < data.count {
+            let count = min(data.count - offset, 1 << 20)
+            let sent = PQputCopyData(connection, data.baseAddress!.assumingMemoryBound(to: CChar.self) + offset, Int32(count))
+            if sent != 1 { break }
+            offset += count
+        }
+        _ = PQputCopyEnd(connection, offset < data.count ? "aborted" : nil)
+        var failure: PostgresError?
+        while let result = PQgetResult(connection) {
+            do throws(PostgresError) { try check(result) } catch { failure = failure ?? error }
+            PQclear(result)
+        }
+        if let failure { throw failure }
+    }
+
+    private func check(_ result: OpaquePointer?) throws(PostgresError) {
+        let status = PQresultStatus(result)
+        if status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK || status == PGRES_COPY_IN { return }
+        guard let result else { throw PostgresError(kind: .connection, message: Self.text(PQerrorMessage(connection))) }
+        let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) } ?? ""
+        var message = PQresultErrorField(result, Int32(UInt8(ascii: "M"))).map { String(cString: $0) } ?? Self.text(PQerrorMessage(connection))
+        if let detail = PQresultErrorField(result, Int32(UInt8(ascii: "D"))) { message += " (\(String(cString: detail)))" }
+        if PQstatus(connection) != CONNECTION_OK { throw PostgresError(kind: .connection, sqlState: state, message: message) }
+        var error = PostgresError(sqlState: state, message: message)
+        if let context = PQresultErrorField(result, Int32(UInt8(ascii: "W"))) { error.context = String(cString: context) }
+        throw error
+    }
+
+    private func withParameters<T>(_ parameters: [String?], _ body: (UnsafePointer<UnsafePointer<CChar>?>?) -> T) -> T {
+        var pointers: [UnsafeMutablePointer<CChar>?] = parameters.map { $0.map { strdup($0) } ?? nil }
+        defer { for pointer in pointers { free(pointer) } }
+        return pointers.withUnsafeMutableBufferPointer { buffer in
+            buffer.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: max(buffer.count, 1)) { body(buffer.count == 0 ? nil : $0) }
+        }
+    }
+
+    private static func text(_ pointer: UnsafePointer<CChar>?) -> String {
+        pointer.map { String(cString: $0).trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
+    }
+}
+
+extension PostgresConnection {
+    /// `postgresql://` and `postgres://` name a PostgreSQL database in `--db`.
+    package static func isURL(_ text: String) -> Bool {
+        text.hasPrefix("postgresql://") || text.hasPrefix("postgres://")
+    }
+
+    /// The URL as logs and reports show it: a password, in the user part or as a
+    /// `password=` parameter, becomes `***`.
+    package static func redacted(_ url: String) -> String {
+        var text = url.replacingOccurrences(of: #"^(postgres(?:ql)?://[^:@/?]*):[^@/?]*@"#, with: "$1:***@", options: .regularExpression)
+        text = text.replacingOccurrences(of: #"([?&]password=)[^&]*"#, with: "$1***", options: .regularExpression)
+        return text
+    }
+}

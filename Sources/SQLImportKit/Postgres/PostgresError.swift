@@ -1,0 +1,62 @@
+/// Errors of the PostgreSQL target. Each says how to fix the problem.
+public struct PostgresError: Error, Sendable, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable {
+        /// The server cannot be reached, or the connection broke (SQLSTATE class 08).
+        case connection
+        /// The server refused the credentials (28000, 28P01).
+        case authentication
+        /// A lock was not granted within `--busy-timeout` (55P03), or the transaction
+        /// had to be retried (40001, 40P01).
+        case busy
+        /// The data: a value the column refuses, a constraint (classes 22 and 23).
+        case data
+        /// The statement or the schema: no such table or column (class 42).
+        case usage
+        /// Anything else the server reported.
+        case server
+    }
+
+    public var kind: Kind
+    public var sqlState: String
+    public var message: String
+    /// Where the record came from, when the error is a record's.
+    public var position: SourcePosition?
+    /// The server's CONTEXT field (for COPY: the staging line and column).
+    var context: String?
+
+    init(kind: Kind, sqlState: String = "", message: String, position: SourcePosition? = nil) {
+        self.kind = kind
+        self.sqlState = sqlState
+        self.message = message
+        self.position = position
+    }
+
+    init(sqlState: String, message: String, position: SourcePosition? = nil) {
+        let kind: Kind
+        switch sqlState {
+        case let state where state.hasPrefix("08"): kind = .connection
+        case "28000", "28P01": kind = .authentication
+        case "55P03", "40001", "40P01": kind = .busy
+        case let state where state.hasPrefix("22") || state.hasPrefix("23"): kind = .data
+        case let state where state.hasPrefix("42"): kind = .usage
+        default: kind = .server
+        }
+        self.init(kind: kind, sqlState: sqlState, message: message, position: position)
+    }
+
+    public var description: String {
+        let prefix = position.map { "\($0): " } ?? ""
+        switch kind {
+        case .connection:
+            return "\(prefix)cannot reach the PostgreSQL server: \(message); check the --db URL (host, port, dbname) and that the server is running"
+        case .authentication:
+            return "\(prefix)the PostgreSQL server refused the login: \(message); check the user and password in the --db URL, PGUSER/PGPASSWORD or ~/.pgpass"
+        case .busy:
+            return "\(prefix)PostgreSQL: \(message); another transaction holds a lock on the table. Retry later, or raise --busy-timeout"
+        case .data:
+            return "\(prefix)PostgreSQL refused the record: \(message)"
+        case .usage, .server:
+            return "\(prefix)PostgreSQL: \(message)"
+        }
+    }
+}

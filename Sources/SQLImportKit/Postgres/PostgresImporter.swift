@@ -1,0 +1,70 @@
+import Foundation
+
+/// Imports files into a PostgreSQL table: the same readers and the same upsert rules as
+/// the SQLite target, applied a batch at a time with set-based statements.
+///
+/// Each batch is grouped by shape (the fields its records have), and each group is
+/// streamed with `COPY ... FROM STDIN` (text format) into a temporary staging table typed
+/// like the target's columns, so that PostgreSQL parses every value and a refusal names
+/// the record's line and field. Then, in the run's one transaction:
+/// 1. a key repeated within the batch keeps its later record (`duplicateKeys`);
+/// 2. each record is routed: inside the conflict target (its key complete and inside a
+///    partial index's predicate) or outside it (matched by the primary key), with the
+///    SQLite target's identity rule: a record never merges into a row of another identity;
+/// 3. one `INSERT ... SELECT ... ON CONFLICT (target) WHERE predicate DO UPDATE SET ...
+///    WHERE newer AND changed RETURNING (xmax = 0)` per route applies them, and the
+///    counts come from `RETURNING` and from the rows left unchanged or skipped.
+///
+/// `INSERT OR REPLACE`'s PostgreSQL cousins (DELETE + INSERT) are never used.
+public struct PostgresImporter {
+    public let options: ImportOptions
+
+    public init(options: ImportOptions) {
+        self.options = options
+    }
+
+    /// Runs the import.
+    /// - Throws: `PostgresError`, `ImportError`, `UpsertError`, `SchemaError`,
+    ///   `InputError` or `ReaderError`; nothing is committed.
+    public func run(progress: ((ImportProgress) -> Void)? = nil) throws -> ImportSummary {
+        try Self.refuseUnsupported(options)
+        let connection = try PostgresConnection(url: options.databasePath)
+        try connection.execute("BEGIN")
+        try connection.execute("SET LOCAL lock_timeout = '\(max(options.busyTimeoutMilliseconds, 1))ms'")
+        let requested = try options.resolvedTable()
+        guard let schema = try PostgresSchema.read(connection, table: requested) else {
+            throw PostgresError(
+                kind: .usage,
+                message: "no table \(SQLIdentifier.quote(requested)) in the database's search path; create it first (sqlimport creates new tables only in SQLite so far)")
+        }
+        let run = try PostgresRun(options: options, connection: connection, schema: schema, progress: progress)
+        do {
+            try run.execute()
+            try connection.execute(options.dryRun ? "ROLLBACK" : "COMMIT")
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
+        }
+        var summary = run.summary
+        summary.finishedAt = Date()
+        return summary
+    }
+
+    /// Flags the PostgreSQL target does not take yet, refused rather than ignored.
+    static func refuseUnsupported(_ options: ImportOptions) throws {
+        var flags: [String] = []
+        if options.commitEvery != nil || options.resume { flags.append("--commit-every/--resume") }
+        if options.onError == .skip { flags.append("--on-error skip") }
+        if options.mirror.deleteMissing || options.mirror.tombstone != nil { flags.append("--delete-missing/--tombstone") }
+        if options.alter { flags.append("--alter") }
+        if options.createIndex { flags.append("--create-index") }
+        if options.reader.flatten || !options.enumGroups.isEmpty || !options.columnGroups.isEmpty { flags.append("--flatten/--enum/--group") }
+        if options.strategy != .auto { flags.append("--strategy") }
+        if options.wal { flags.append("--wal") }
+        if options.nullKey == .skip { flags.append("--null-key skip") }
+        if !flags.isEmpty {
+            throw ImportError.conflictingOptions(
+                "\(flags.joined(separator: ", ")) do not apply to a PostgreSQL database yet (docs/postgresql.md lists what does); drop them, or import into SQLite")
+        }
+    }
+}

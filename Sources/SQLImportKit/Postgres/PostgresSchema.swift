@@ -1,0 +1,74 @@
+/// A PostgreSQL table as the import needs it: its columns and the unique keys `--upsert`
+/// can name, read from the catalog (`pg_attribute`, `pg_index`).
+package struct PostgresSchema: Sendable {
+    package struct Column: Sendable {
+        package var name: String
+        /// `format_type`: `bigint`, `text`, `numeric(10,2)`, `jsonb`, ...
+        package var type: String
+        package var notNull: Bool
+        package var hasDefault: Bool
+    }
+
+    package struct UniqueKey: Sendable {
+        package var name: String
+        package var columns: [String]
+        package var isPrimaryKey: Bool
+        /// A partial index's predicate, as `pg_get_expr` prints it.
+        package var predicate: String?
+    }
+
+    /// The table's name as the catalog spells it, and its schema.
+    package var table: String
+    package var schema: String
+    package var columns: [Column]
+    package var uniqueKeys: [UniqueKey]
+
+    package var qualifiedName: String { SQLIdentifier.quote(schema) + "." + SQLIdentifier.quote(table) }
+    package var primaryKey: UniqueKey? { uniqueKeys.first(where: \.isPrimaryKey) }
+
+    /// The column `name` designates, ignoring case as SQLite does (a PostgreSQL table made
+    /// with unquoted names has them in lower case).
+    package func column(named name: String) -> Column? {
+        columns.first { $0.name == name } ?? columns.first { $0.name.lowercased() == name.lowercased() }
+    }
+
+    /// Reads `name` (case-insensitive) from the first schema of the search path that has
+    /// it; nil when there is none.
+    package static func read(_ connection: PostgresConnection, table name: String) throws(PostgresError) -> PostgresSchema? {
+        let found = try connection.query(
+            """
+            SELECT c.oid::text, c.relname, n.nspname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+            WHERE c.relkind IN ('r', 'p') AND n.nspname = ANY (current_schemas(false))
+              AND (c.relname = $1 OR lower(c.relname) = lower($1))
+            ORDER BY array_position(current_schemas(false), n.nspname), c.relname = $1 DESC LIMIT 1
+            """, [name])
+        guard let row = found.first, let oid = row[0], let table = row[1], let schema = row[2] else { return nil }
+        let columns = try connection.query(
+            """
+            SELECT attname, format_type(atttypid, atttypmod), attnotnull::text, atthasdef::text FROM pg_attribute
+            WHERE attrelid = $1::oid AND attnum > 0 AND NOT attisdropped ORDER BY attnum
+            """, [oid]
+        ).map { Column(name: $0[0] ?? "", type: $0[1] ?? "text", notNull: $0[2] == "true", hasDefault: $0[3] == "true") }
+        let keys = try connection.query(
+            """
+            SELECT ci.relname, i.indisprimary::text, pg_get_expr(i.indpred, i.indrelid),
+                   (SELECT string_agg(a.attname, E'\\x1f' ORDER BY k.ord) FROM unnest(i.indkey) WITH ORDINALITY AS k(attnum, ord)
+                    JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum)
+            FROM pg_index i JOIN pg_class ci ON ci.oid = i.indexrelid
+            WHERE i.indrelid = $1::oid AND i.indisunique AND i.indisvalid AND i.indexprs IS NULL
+            ORDER BY NOT i.indisprimary, ci.relname
+            """, [oid]
+        ).map {
+            UniqueKey(
+                name: $0[0] ?? "", columns: ($0[3] ?? "").split(separator: "\u{1F}").map(String.init), isPrimaryKey: $0[1] == "true",
+                predicate: $0[2])
+        }
+        return PostgresSchema(table: table, schema: schema, columns: columns, uniqueKeys: keys)
+    }
+
+    /// The unique key whose columns are `names` in any order (case-insensitive).
+    package func uniqueKey(matching names: [String]) -> UniqueKey? {
+        let wanted = Set(names.map { $0.lowercased() })
+        return uniqueKeys.first { Set($0.columns.map { $0.lowercased() }) == wanted && $0.columns.count == names.count }
+    }
+}

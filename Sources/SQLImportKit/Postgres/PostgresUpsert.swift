@@ -1,0 +1,233 @@
+/// The statements that apply one staging table's records to the target table (see
+/// `PostgresImporter`), and the counts they give.
+struct PostgresUpsert {
+    let table: String
+    let staging: String
+    let columns: [String]
+    let target: PostgresSchema.UniqueKey?
+    let fallbackKey: PostgresSchema.UniqueKey?
+    let policy: MergePolicy
+    let schema: PostgresSchema
+
+    private static let inside: Int = 1
+    private static let outside: Int = 2
+
+    private func q(_ name: String) -> String { SQLIdentifier.quote(name) }
+    private func list(_ names: [String], prefix: String = "") -> String { names.map { prefix + q($0) }.joined(separator: ", ") }
+    private func row(_ names: [String], prefix: String) -> String { "(" + list(names, prefix: prefix) + ")" }
+
+    /// The input's spelling of the key's columns (the staging table's).
+    private func inputColumns(_ key: PostgresSchema.UniqueKey) -> [String]? {
+        var names: [String] = []
+        for column in key.columns {
+            guard let match = columns.first(where: { $0.lowercased() == column.lowercased() }) else { return nil }
+            names.append(match)
+        }
+        return names
+    }
+
+    func apply(
+        _ connection: PostgresConnection, counts: inout OutcomeCounts, duplicateKeysAreErrors: Bool, nullKeyInserts: Bool,
+        position: (Int64) -> SourcePosition
+    ) throws {
+        guard let target, let key = inputColumns(target) else {
+            try insertAll(connection, counts: &counts)
+            return
+        }
+        let complete = key.map { "\(q($0)) IS NOT NULL" }.joined(separator: " AND ")
+        let predicate = target.predicate.map { "(\($0)) IS TRUE AND " } ?? ""
+        // 1. Route: inside the target, or outside it (a NULL key column, or a partial
+        //    index's predicate not true).
+        try connection.execute(
+            "UPDATE \(staging) SET sqlimport_route = CASE WHEN \(predicate)\(complete) THEN \(Self.inside) ELSE \(Self.outside) END")
+        let primary = fallbackKey.flatMap(inputColumns)
+        let outsideCount = try count(connection, "SELECT count(*) FROM \(staging) WHERE sqlimport_route = \(Self.outside)")
+        if target.predicate != nil { counts.outsidePartialIndex += outsideCount }
+        if outsideCount > 0 && primary == nil {
+            let first = try connection.query("SELECT min(sqlimport_seq) FROM \(staging) WHERE sqlimport_route = \(Self.outside)")
+            let where_ = position(Int64(first.first?[0] ?? "0") ?? 0)
+            if nullKeyInserts {
+                counts.nullKey += outsideCount
+                let inserted = try connection.query(
+                    "INSERT INTO \(table) (\(list(columns))) SELECT \(list(columns)) FROM \(staging) WHERE sqlimport_route = \(Self.outside) ORDER BY sqlimport_seq RETURNING 1")
+                counts.inserted += inserted.count
+                try connection.execute("DELETE FROM \(staging) WHERE sqlimport_route = \(Self.outside)")
+            } else {
+                let why = target.predicate != nil ? "has a NULL column or falls outside the partial index (WHERE \(target.predicate!))" : "has a NULL column"
+                throw UpsertError.nullKey(position: where_, key: "(\(key.joined(separator: ", ")))", why: why)
+            }
+        }
+        // 2. A key this run has met before (in this batch or an earlier one) is counted,
+        //    and its records are applied in input order: the n-th record of a key in
+        //    the batch goes in the n-th round, so that the later record wins and every
+        //    record gets the outcome it gets on SQLite.
+        counts.duplicateKeys += try countRepeats(connection, key: key, route: Self.inside, seen: "sqlimport_seen_key", position: position, areErrors: duplicateKeysAreErrors)
+        if let primary {
+            counts.duplicateKeys += try countRepeats(connection, key: primary, route: Self.outside, seen: "sqlimport_seen_primary", position: position, areErrors: duplicateKeysAreErrors)
+        }
+        let rounds = try count(connection, "SELECT coalesce(max(sqlimport_round), 0) FROM \(staging)")
+        for round in 1 ... max(rounds, 1) {
+            if let primary {
+                try checkIdentities(connection, key: key, primary: primary, round: round, position: position)
+            }
+            // 3. Apply each route with its conflict clause.
+            try upsert(connection, route: Self.inside, round: round, conflict: key, predicate: target.predicate, keyColumns: key + (primary ?? []), counts: &counts)
+            if let primary {
+                try upsert(connection, route: Self.outside, round: round, conflict: primary, predicate: nil, keyColumns: key + primary, counts: &counts)
+            }
+        }
+    }
+
+    /// Numbers the records of `route` by their key (`sqlimport_round`: 1 for a key's
+    /// first record in the batch, 2 for its second, ...), and counts the records whose
+    /// key the run has met before, in this batch or an earlier one (`seen`, a temporary
+    /// table of the keys applied so far). With `--duplicate-keys error`, the first such
+    /// record is an error.
+    private func countRepeats(
+        _ connection: PostgresConnection, key: [String], route: Int, seen: String, position: (Int64) -> SourcePosition, areErrors: Bool
+    ) throws -> Int {
+        // As on SQLite: under --merge replace, a record is superseded by the next one
+        // with the same key when that one has the same key values in every key column
+        // (target's and primary key's): writing both would leave the same row. The
+        // earlier is dropped and counted. Otherwise both are applied, in order.
+        var superseded = 0
+        if policy == .replace {
+            let identity = Array(Set(inputColumns(target!)! + (fallbackKey.flatMap(inputColumns) ?? [])))
+            superseded = try count(
+                connection,
+                """
+                WITH ordered AS (
+                  SELECT sqlimport_seq, lead(sqlimport_seq) OVER (PARTITION BY \(list(key)) ORDER BY sqlimport_seq) AS next_seq
+                  FROM \(staging) WHERE sqlimport_route = \(route)
+                ), gone AS (
+                  DELETE FROM \(staging) AS s USING ordered AS o, \(staging) AS n
+                  WHERE s.sqlimport_seq = o.sqlimport_seq AND n.sqlimport_seq = o.next_seq AND \(row(identity, prefix: "s.")) IS NOT DISTINCT FROM \(row(identity, prefix: "n."))
+                  RETURNING 1
+                ) SELECT count(*) FROM gone
+                """)
+            if areErrors && superseded > 0 {
+                throw UpsertError.duplicateKey(earlier: "an earlier record", later: position(0), key: "(\(key.joined(separator: ", ")))")
+            }
+        }
+        try connection.execute(
+            """
+            UPDATE \(staging) AS s SET sqlimport_round = numbered.round FROM (
+              SELECT sqlimport_seq, row_number() OVER (PARTITION BY \(list(key)) ORDER BY sqlimport_seq) AS round FROM \(staging) WHERE sqlimport_route = \(route)
+            ) AS numbered WHERE s.sqlimport_seq = numbered.sqlimport_seq
+            """)
+        let types = key.map { column in "\(q(column)) \(schema.column(named: column)?.type ?? "text")" }
+        let seenTable = "\(seen)_\(staging)"
+        try connection.execute("CREATE TEMP TABLE IF NOT EXISTS \(seenTable) (\(types.joined(separator: ", ")), PRIMARY KEY (\(list(key)))) ON COMMIT DROP")
+        let repeats = """
+            SELECT s.sqlimport_seq FROM \(staging) AS s WHERE s.sqlimport_route = \(route)
+              AND (s.sqlimport_round > 1 OR EXISTS (SELECT 1 FROM \(seenTable) AS k WHERE \(row(key, prefix: "k.")) = \(row(key, prefix: "s."))))
+            """
+        if areErrors, let first = try connection.query(repeats + " ORDER BY s.sqlimport_seq LIMIT 1").first, let sequence = first[0].flatMap(Int64.init) {
+            throw UpsertError.duplicateKey(earlier: "an earlier record", later: position(sequence), key: "(\(key.joined(separator: ", ")))")
+        }
+        let repeated = try count(connection, "SELECT count(*) FROM (\(repeats)) AS r") + superseded
+        try connection.execute(
+            "INSERT INTO \(seenTable) SELECT DISTINCT \(list(key)) FROM \(staging) WHERE sqlimport_route = \(route) ON CONFLICT DO NOTHING")
+        return repeated
+    }
+
+    /// The SQLite target's identity rule: a record never merges into a row of another
+    /// identity. A record inside the target whose key finds no row, but whose primary key
+    /// finds a row with the same key (outside the predicate), updates that row through
+    /// the primary key; with another key, it is an error. So is a record whose key finds
+    /// a row while its primary key finds another.
+    private func checkIdentities(_ connection: PostgresConnection, key: [String], primary: [String], round: Int, position: (Int64) -> SourcePosition) throws {
+        let tableKey = target!.columns
+        let tablePrimary = fallbackKey!.columns
+        let predicate = target!.predicate.map { " AND (\($0)) IS TRUE" } ?? ""
+        // Inside records whose key finds no row but whose primary key finds one go
+        // through the primary key.
+        try connection.execute(
+            """
+            UPDATE \(staging) AS s SET sqlimport_route = \(Self.outside) WHERE s.sqlimport_route = \(Self.inside) AND s.sqlimport_round = \(round)
+              AND NOT EXISTS (SELECT 1 FROM \(table) WHERE \(row(tableKey, prefix: "\(table).")) = \(row(key, prefix: "s."))\(predicate))
+              AND EXISTS (SELECT 1 FROM \(table) AS r WHERE \(row(tablePrimary, prefix: "r.")) = \(row(primary, prefix: "s.")))
+            """)
+        let conflicts = try connection.query(
+            """
+            SELECT s.sqlimport_seq, \(list(primary, prefix: "s.")) FROM \(staging) AS s
+            WHERE s.sqlimport_round = \(round) AND ((s.sqlimport_route = \(Self.inside) AND EXISTS (
+                     SELECT 1 FROM \(table) WHERE \(row(tableKey, prefix: "\(table).")) = \(row(key, prefix: "s."))\(predicate)
+                       AND \(row(tablePrimary, prefix: "\(table).")) IS DISTINCT FROM \(row(primary, prefix: "s.")))
+                   AND EXISTS (SELECT 1 FROM \(table) AS r WHERE \(row(tablePrimary, prefix: "r.")) = \(row(primary, prefix: "s."))))
+               OR (s.sqlimport_route = \(Self.outside) AND EXISTS (
+                     SELECT 1 FROM \(table) AS r WHERE \(row(tablePrimary, prefix: "r.")) = \(row(primary, prefix: "s."))
+                       AND \(row(tableKey, prefix: "r.")) IS DISTINCT FROM \(row(key, prefix: "s.")))))
+            ORDER BY s.sqlimport_seq LIMIT 1
+            """)
+        if let first = conflicts.first, let sequence = first[0].flatMap(Int64.init) {
+            throw PostgresError(
+                kind: .data,
+                message: "the record's key and its primary key (\(primary.joined(separator: ", "))) = (\(first.dropFirst().map { $0 ?? "NULL" }.joined(separator: ", "))) belong to different rows, so applying it would merge two rows into one; fix the record's keys in the input, or delete the stale row first",
+                position: position(sequence))
+        }
+    }
+
+    /// `INSERT ... SELECT ... ON CONFLICT (conflict) [WHERE predicate] DO UPDATE SET ...
+    /// WHERE newer AND changed RETURNING (xmax = 0)`.
+    private func upsert(
+        _ connection: PostgresConnection, route: Int, round: Int, conflict: [String], predicate: String?, keyColumns: [String], counts: inout OutcomeCounts
+    ) throws {
+        let selected = "sqlimport_route = \(route) AND sqlimport_round = \(round)"
+        let records = try count(connection, "SELECT count(*) FROM \(staging) WHERE \(selected)")
+        guard records > 0 else { return }
+        let row = "sqlimport_row"
+        let keys = Set(keyColumns.map { $0.lowercased() })
+        let assigned = columns.filter { !keys.contains($0.lowercased()) }
+        let newValue: (String) -> String = { column in
+            policy == .coalesce ? "coalesce(EXCLUDED.\(q(column)), \(row).\(q(column)))" : "EXCLUDED.\(q(column))"
+        }
+        var newer = "TRUE"
+        var skipped = 0
+        if case .newer(let column) = policy, let input = columns.first(where: { $0.lowercased() == column.lowercased() }) {
+            let stored = "\(row).\(q(input))"
+            newer = "(\(stored) IS NULL OR EXCLUDED.\(q(input)) >= \(stored))"
+            skipped = try count(
+                connection,
+                """
+                SELECT count(*) FROM \(staging) AS s JOIN \(table) AS \(row) ON \(self.row(conflict, prefix: "\(row)."))  = \(self.row(conflict, prefix: "s."))
+                WHERE s.\(selected.replacingOccurrences(of: " AND ", with: " AND s.")) AND NOT (\(stored) IS NULL OR s.\(q(input)) >= \(stored))
+                """)
+        }
+        let conflictClause = "ON CONFLICT (\(list(conflict)))" + (predicate.map { " WHERE \($0)" } ?? "")
+        let action: String
+        if policy == .ignore || assigned.isEmpty {
+            action = "DO NOTHING"
+        } else {
+            let set = assigned.map { "\(q($0)) = \(newValue($0))" }.joined(separator: ", ")
+            let changed = "(\(assigned.map { "\(row).\(q($0))" }.joined(separator: ", ")), NULL) IS DISTINCT FROM (\(assigned.map(newValue).joined(separator: ", ")), NULL)"
+            action = "DO UPDATE SET \(set) WHERE \(newer) AND \(changed)"
+        }
+        let returned = try connection.query(
+            """
+            INSERT INTO \(table) AS \(row) (\(list(columns))) SELECT \(list(columns)) FROM \(staging)
+            WHERE \(selected) ORDER BY sqlimport_seq \(conflictClause) \(action) RETURNING (xmax = 0)
+            """)
+        let inserted = returned.filter { $0[0] == "t" }.count
+        counts.inserted += inserted
+        counts.updated += returned.count - inserted
+        if policy == .ignore {
+            counts.skipped += records - returned.count
+        } else {
+            counts.skipped += skipped
+            counts.unchanged += records - returned.count - skipped
+        }
+    }
+
+    /// No conflict target: every record is inserted.
+    private func insertAll(_ connection: PostgresConnection, counts: inout OutcomeCounts) throws {
+        let inserted = try count(
+            connection,
+            "WITH added AS (INSERT INTO \(table) (\(list(columns))) SELECT \(list(columns)) FROM \(staging) ORDER BY sqlimport_seq RETURNING 1) SELECT count(*) FROM added")
+        counts.inserted += inserted
+    }
+
+    private func count(_ connection: PostgresConnection, _ sql: String) throws -> Int {
+        Int(try connection.query(sql).first?[0] ?? "0") ?? 0
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+import Testing
+
+/// The PostgreSQL target (issue 21) against a real server: the mission's command loads,
+/// re-runs idempotently and applies a delta exactly as on SQLite, and a differential test
+/// feeds the same seeded records to both and compares rows and counts.
+@Suite struct PostgresTargetTests {
+    /// The seeds' schema, as PostgreSQL spells it (quoted mixed-case names).
+    static let itemsSchema = """
+        CREATE TABLE items (id TEXT PRIMARY KEY NOT NULL, name TEXT NOT NULL DEFAULT '', "libraryID" INTEGER NOT NULL,
+          "remoteID" TEXT, notes TEXT, "updatedAt" TEXT NOT NULL);
+        CREATE UNIQUE INDEX idx_items_sync_identity ON items ("libraryID", "remoteID") WHERE "remoteID" IS NOT NULL;
+        """
+
+    static func schemaName(_ test: String) -> String { "t_\(test.lowercased().filter(\.isLetter).prefix(20))_\(UUID().uuidString.prefix(6).lowercased())" }
+
+    /// The counts of a `--report` file, in a fixed order.
+    static func counts(_ report: URL) throws -> [String: Int] {
+        let object = try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any]
+        return (object?["counts"] as? [String: Int]) ?? [:]
+    }
+
+    static let comparedCounts = ["read", "inserted", "updated", "unchanged", "skipped", "outsidePartialIndex", "duplicateKeys", "nullKey"]
+
+    /// The table's rows as `psql -At` and `sqlite3` print them, ordered by id.
+    static let rowsQuery = #"SELECT id, name, "libraryID", coalesce("remoteID", '<null>'), coalesce(notes, '<null>'), "updatedAt" FROM items ORDER BY id"#
+
+    @Test func theMissionLoadsReRunsIdempotentlyAndAppliesADeltaAsOnSQLite() throws {
+        let url = try PostgresServer.database(schema: Self.schemaName(#function), setUp: Self.itemsSchema)
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        _ = try TestSupport.runShell("sqlite3 app.db < '\(TestSupport.fixtures.path)/items.schema.sql'", in: directory)
+        let steps: [[String]] = [
+            ["\(TestSupport.fixtures.path)/items.jsonl", "--upsert", "libraryID,remoteID"],
+            ["\(TestSupport.fixtures.path)/items.jsonl", "--upsert", "libraryID,remoteID"],
+            ["\(TestSupport.fixtures.path)/items-delta.jsonl", "--table", "items", "--upsert", "libraryID,remoteID", "--merge", "newer:updatedAt"],
+        ]
+        for (index, step) in steps.enumerated() {
+            let onPostgres = try TestSupport.run(step + ["--db", url, "--report", "pg\(index).json"], in: directory)
+            let onSQLite = try TestSupport.run(step + ["--db", "app.db", "--report", "lite\(index).json"], in: directory)
+            #expect(onPostgres.status == 0, "\(onPostgres.stderr)")
+            #expect(onSQLite.status == 0)
+            let pg = try Self.counts(directory.appendingPathComponent("pg\(index).json"))
+            let lite = try Self.counts(directory.appendingPathComponent("lite\(index).json"))
+            #expect(Self.comparedCounts.map { pg[$0] } == Self.comparedCounts.map { lite[$0] }, "step \(index): \(pg) vs \(lite)")
+        }
+        let pgRows = try PostgresServer.query(url, Self.rowsQuery)
+        let liteRows = try TestSupport.runShell("sqlite3 app.db \"\(Self.rowsQuery.replacingOccurrences(of: "\"", with: "\\\""))\"", in: directory).stdout
+        #expect(pgRows == liteRows)
+        #expect(try PostgresServer.query(url, "SELECT count(*) FROM items") == "22\n")
+        #expect(pgRows.contains("line one\nline two"), "a newline in a value survives COPY's escaping")
+        // The summary line never shows a password.
+        #expect(!(try TestSupport.run(steps[1] + ["--db", url.replacingOccurrences(of: "postgres@", with: "postgres:secret@")], in: directory).stderr.contains("secret")))
+    }
+
+    /// Seeded random records (repeated keys, records outside the partial index, every
+    /// merge policy) into SQLite and PostgreSQL: the same rows and the same counts.
+    @Test(arguments: [1, 2, 3])
+    func sqliteAndPostgreSQLAgreeOnRandomRecords(_ seed: UInt64) throws {
+        let url = try PostgresServer.database(schema: Self.schemaName("differential\(seed)"), setUp: Self.itemsSchema)
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        _ = try TestSupport.runShell("sqlite3 app.db < '\(TestSupport.fixtures.path)/items.schema.sql'", in: directory)
+        var generator = StrategyEquivalenceTests.Generator(state: seed)
+        // Each id keeps one identity: its library, and a remote id or none.
+        let identities = (0 ..< 120).map { index in
+            (id: "id-\(index)", library: Int.random(in: 1 ... 3, using: &generator), remote: Int.random(in: 0 ..< 10, using: &generator) == 0 ? nil : "r\(index)")
+        }
+        func records(_ count: Int, round: Int) -> String {
+            (0 ..< count).map { _ in
+                let identity = identities[Int.random(in: 0 ..< identities.count, using: &generator)]
+                let name = ["Lamp", "Desk", "Chair", "Shelf"][Int.random(in: 0 ..< 4, using: &generator)] + " \(Int.random(in: 0 ..< 3, using: &generator))"
+                let notes = Bool.random(using: &generator) ? "null" : "\"note \(round)\""
+                let day = Int.random(in: 10 ... 20, using: &generator)
+                let remote = identity.remote.map { "\"\($0)\"" } ?? "null"
+                return #"{"id":"\#(identity.id)","name":"\#(name)","libraryID":\#(identity.library),"remoteID":\#(remote),"notes":\#(notes),"updatedAt":"2026-11-\#(day)"}"#
+            }.joined(separator: "\n") + "\n"
+        }
+        let policies = ["replace", "replace", "coalesce", "newer:updatedAt", "ignore", "replace", "newer:updatedAt"]
+        for (round, policy) in policies.enumerated() {
+            TestSupport.write(records(round == 0 ? 150 : 60, round: round), to: directory.appendingPathComponent("items.jsonl"))
+            let step = ["items.jsonl", "--upsert", "libraryID,remoteID", "--merge", policy]
+            let onPostgres = try TestSupport.run(step + ["--db", url, "--report", "pg.json"], in: directory)
+            let onSQLite = try TestSupport.run(step + ["--db", "app.db", "--report", "lite.json"], in: directory)
+            #expect(onPostgres.status == onSQLite.status, "round \(round): \(onPostgres.stderr) vs \(onSQLite.stderr)")
+            let pg = try Self.counts(directory.appendingPathComponent("pg.json"))
+            let lite = try Self.counts(directory.appendingPathComponent("lite.json"))
+            #expect(Self.comparedCounts.map { pg[$0] } == Self.comparedCounts.map { lite[$0] }, "round \(round) (\(policy)): \(pg) vs \(lite)")
+            let pgRows = try PostgresServer.query(url, Self.rowsQuery)
+            let liteRows = try TestSupport.runShell("sqlite3 app.db \"\(Self.rowsQuery.replacingOccurrences(of: "\"", with: "\\\""))\"", in: directory).stdout
+            #expect(pgRows == liteRows, "round \(round) (\(policy))")
+        }
+    }
+
+    @Test func aValueTheColumnRefusesNamesTheLineAndTheFieldAndCommitsNothing() throws {
+        let url = try PostgresServer.database(schema: Self.schemaName(#function), setUp: Self.itemsSchema)
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        TestSupport.write(
+            #"{"id":"a","libraryID":1,"remoteID":"r1","updatedAt":"2026"}"# + "\n" + #"{"id":"b","libraryID":"one","remoteID":"r2","updatedAt":"2026"}"# + "\n",
+            to: directory.appendingPathComponent("items.jsonl"))
+        let result = try TestSupport.run(["items.jsonl", "--db", url, "--upsert", "libraryID,remoteID"], in: directory)
+        #expect(result.status == 65)
+        #expect(result.stderr.contains("items.jsonl:2 (byte 60): PostgreSQL refused the record: invalid input syntax for type integer: \"one\"; column libraryID"), "\(result.stderr)")
+        #expect(try PostgresServer.query(url, "SELECT count(*) FROM items") == "0\n")
+        TestSupport.write(#"{"id":"c","libraryID":1,"remoteID":"r\u0000","updatedAt":"2026"}"# + "\n", to: directory.appendingPathComponent("nul.jsonl"))
+        let nul = try TestSupport.run(["nul.jsonl", "--db", url, "--table", "items", "--upsert", "libraryID,remoteID"], in: directory)
+        #expect(nul.status == 65)
+        #expect(nul.stderr.contains("nul.jsonl:1 (byte 0): PostgreSQL refused the record: field \"remoteID\" holds a NUL character"), "\(nul.stderr)")
+    }
+
+    @Test func aRecordMergingTwoIdentitiesIsRefusedAsOnSQLite() throws {
+        let url = try PostgresServer.database(schema: Self.schemaName(#function), setUp: Self.itemsSchema)
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        _ = try TestSupport.runShell("sqlite3 app.db < '\(TestSupport.fixtures.path)/items.schema.sql'", in: directory)
+        TestSupport.write(#"{"id":"a","libraryID":1,"remoteID":"r1","updatedAt":"1"}"# + "\n" + #"{"id":"b","libraryID":1,"remoteID":"r2","updatedAt":"1"}"# + "\n", to: directory.appendingPathComponent("base.jsonl"))
+        // b's primary key with a's remote id: the key finds a, the primary key finds b.
+        TestSupport.write(#"{"id":"b","libraryID":1,"remoteID":"r1","updatedAt":"2"}"# + "\n", to: directory.appendingPathComponent("bad.jsonl"))
+        for database in [url, "app.db"] {
+            #expect(try TestSupport.run(["base.jsonl", "--db", database, "--table", "items", "--upsert", "libraryID,remoteID"], in: directory).status == 0)
+            let bad = try TestSupport.run(["bad.jsonl", "--db", database, "--table", "items", "--upsert", "libraryID,remoteID"], in: directory)
+            #expect(bad.status == 65, "\(database): \(bad.stderr)")
+            #expect(bad.stderr.contains("bad.jsonl:1 (byte 0)"), "\(bad.stderr)")
+            #expect(bad.stderr.contains("merge two rows into one"), "\(bad.stderr)")
+        }
+        #expect(try PostgresServer.query(url, #"SELECT id, "remoteID", "updatedAt" FROM items ORDER BY id"#) == "a|r1|1\nb|r2|1\n")
+    }
+
+    @Test func unreachableServersAndSnapshotsExitWithTheirOwnCodes() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        TestSupport.write("{\"id\":1}\n", to: directory.appendingPathComponent("t.jsonl"))
+        let down = try TestSupport.run(["t.jsonl", "--db", "postgresql://postgres@127.0.0.1:1/nothing?connect_timeout=2", "--upsert", "id"], in: directory)
+        #expect(down.status == 69, "\(down.stderr)")
+        #expect(down.stderr.contains("cannot reach the PostgreSQL server"))
+        let snapshot = try TestSupport.run(["snapshot", "--db", "postgresql://postgres@127.0.0.1:1/nothing"], in: directory)
+        #expect(snapshot.status == 64)
+        #expect(snapshot.stderr.contains("for PostgreSQL use pg_dump -Fc"))
+        let unsupported = try TestSupport.run(["t.jsonl", "--db", "postgresql://postgres@127.0.0.1:1/nothing", "--upsert", "id", "--commit-every", "10"], in: directory)
+        #expect(unsupported.status == 64)
+        #expect(unsupported.stderr.contains("--commit-every/--resume do not apply to a PostgreSQL database yet"), "\(unsupported.stderr)")
+    }
+}
