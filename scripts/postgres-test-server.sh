@@ -10,6 +10,8 @@
 set -euo pipefail
 action=$1
 dir=$(cd "$2" && pwd)
+# The postgres user may not enter the caller's folder.
+cd /
 bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
 [ -x "$bin/initdb" ] || { echo "no PostgreSQL server binaries under /usr/lib/postgresql; install postgresql (apt)" >&2; exit 1; }
 as_owner() {

@@ -30,13 +30,16 @@ struct Inspect: ParsableCommand {
     var quiet = false
 
     func validate() throws {
-        try database.refusePostgreSQL("inspect")
+        if PostgresConnection.isURL(database.resolved) && (sample != nil || flattenBy != nil || !enumGroups.isEmpty || !columnGroups.isEmpty) {
+            throw ValidationError("--sample, --flatten-by, --enum and --group read SQLite tables only so far; drop them for a PostgreSQL database")
+        }
         for group in enumGroups {
             do { _ = try EnumGroup(argument: group) } catch { throw ValidationError(error.description) }
         }
     }
 
     func run() throws {
+        if PostgresConnection.isURL(database.resolved) { return try inspectPostgreSQL() }
         let schema: TableSchema?
         var nested: NestedFieldsSample?
         do {
@@ -60,6 +63,35 @@ struct Inspect: ParsableCommand {
         var text = Self.describe(schema)
         if let nested, let sample { text += "\n" + Self.describe(nested, input: sample) }
         StandardOutput.write(text + "\n")
+    }
+
+    /// `inspect TABLE --db postgresql://...`: the columns and the keys `--upsert` takes,
+    /// from PostgreSQL's catalog.
+    private func inspectPostgreSQL() throws {
+        let schema: PostgresSchema?
+        do {
+            schema = try PostgresSchema.read(try PostgresConnection(url: database.resolved), table: table)
+        } catch {
+            FileHandle.standardError.writeLine("sqlimport: error: \(ExitStatus.message(for: error))")
+            throw ExitCode(ExitStatus.code(for: error))
+        }
+        guard let schema else {
+            FileHandle.standardError.writeLine("sqlimport: error: no table \(SQLIdentifier.quote(table)) in the database's search path")
+            throw ExitCode(ExitStatus.usage)
+        }
+        var lines = ["table \(schema.qualifiedName) (PostgreSQL)", "columns:"]
+        for column in schema.columns {
+            lines.append("  \(column.name)  \(column.type)\(column.notNull ? " NOT NULL" : "")\(column.hasDefault ? " (has a default)" : "")")
+        }
+        lines.append("primary key: \(schema.primaryKey?.columns.joined(separator: ", ") ?? "none")")
+        lines.append("upsert keys:")
+        if schema.uniqueKeys.isEmpty { lines.append("  none; create a unique index first") }
+        for key in schema.uniqueKeys {
+            var text = "  --upsert \(key.columns.joined(separator: ","))  (\(key.isPrimaryKey ? "primary key" : "unique index") \(key.name))"
+            if let predicate = key.predicate { text += "\n      partial: WHERE \(predicate)" }
+            lines.append(text)
+        }
+        StandardOutput.write(lines.joined(separator: "\n") + "\n")
     }
 
     /// The nested fields of a sample: groups with their columns, enums, and the flags.

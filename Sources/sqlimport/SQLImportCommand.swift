@@ -78,10 +78,10 @@ struct DatabaseOption: ParsableArguments {
         guard PostgresConnection.isURL(resolved) else { return }
         switch subcommand {
         case "snapshot", "restore":
-            throw ValidationError("\(subcommand) copies a SQLite database file; for PostgreSQL use pg_dump -Fc '\(resolved)' > backup.dump and pg_restore")
+            throw ValidationError("\(subcommand) copies a SQLite database file; for PostgreSQL use pg_dump -Fc '\(PostgresConnection.redacted(resolved))' > backup.dump and pg_restore")
         default:
             throw ValidationError(
-                "\(subcommand) reads SQLite databases only so far; for PostgreSQL use psql '\(resolved)' -c \"\\copy (SELECT ...) TO STDOUT\" (import into PostgreSQL works)")
+                "\(subcommand) reads SQLite databases only so far; for PostgreSQL use psql '\(PostgresConnection.redacted(resolved))' -c \"\\copy (SELECT ...) TO STDOUT\" (import and inspect work with PostgreSQL)")
         }
     }
 

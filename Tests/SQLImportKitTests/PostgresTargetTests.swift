@@ -127,6 +127,15 @@ import Testing
         #expect(try PostgresServer.query(url, #"SELECT id, "remoteID", "updatedAt" FROM items ORDER BY id"#) == "a|r1|1\nb|r2|1\n")
     }
 
+    @Test func inspectListsThePostgreSQLKeysAsUpsertValues() throws {
+        let url = try PostgresServer.database(schema: Self.schemaName(#function), setUp: Self.itemsSchema)
+        let result = try TestSupport.run(["inspect", "Items", "--db", url], in: TestSupport.packageRoot)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("  libraryID  integer NOT NULL\n"), "\(result.stdout)")
+        #expect(result.stdout.contains("  --upsert id  (primary key items_pkey)\n"))
+        #expect(result.stdout.contains("  --upsert libraryID,remoteID  (unique index idx_items_sync_identity)\n      partial: WHERE (\"remoteID\" IS NOT NULL)"))
+    }
+
     @Test func unreachableServersAndSnapshotsExitWithTheirOwnCodes() throws {
         let directory = TestSupport.temporaryDirectory()
         defer { TestSupport.remove(directory) }

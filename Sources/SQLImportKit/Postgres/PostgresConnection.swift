@@ -20,6 +20,8 @@ package final class PostgresConnection {
         }
         self.connection = connection
         _ = PQsetClientEncoding(connection, "UTF8")
+        // NOTICEs ("relation ... already exists, skipping") are not for the user's log.
+        PQclear(PQexec(connection, "SET client_min_messages = warning"))
     }
 
     deinit {

@@ -167,7 +167,7 @@ final class PostgresRun {
         let name = "sqlimport_staging_\(stagingOfShape.count + 1)"
         let definitions = columns.map { column in "\(SQLIdentifier.quote(column)) \(schema.column(named: column)!.type)" }
         try connection.execute(
-            "CREATE TEMP TABLE \(name) (sqlimport_seq bigint PRIMARY KEY, sqlimport_route smallint, sqlimport_round integer, \(definitions.joined(separator: ", "))) ON COMMIT DROP")
+            "CREATE TEMP TABLE \(name) (sqlimport_seq bigint NOT NULL, sqlimport_route smallint NOT NULL DEFAULT 1, sqlimport_round integer NOT NULL DEFAULT 1, \(definitions.joined(separator: ", "))) ON COMMIT DROP")
         stagingOfShape[columns] = name
         return name
     }

@@ -38,8 +38,9 @@ struct PostgresUpsert {
         let predicate = target.predicate.map { "(\($0)) IS TRUE AND " } ?? ""
         // 1. Route: inside the target, or outside it (a NULL key column, or a partial
         //    index's predicate not true).
+        // Records arrive inside (the column's default); only those outside are written.
         try connection.execute(
-            "UPDATE \(staging) SET sqlimport_route = CASE WHEN \(predicate)\(complete) THEN \(Self.inside) ELSE \(Self.outside) END")
+            "UPDATE \(staging) SET sqlimport_route = \(Self.outside) WHERE NOT (\(predicate)\(complete))")
         let primary = fallbackKey.flatMap(inputColumns)
         let outsideCount = try count(connection, "SELECT count(*) FROM \(staging) WHERE sqlimport_route = \(Self.outside)")
         if target.predicate != nil { counts.outsidePartialIndex += outsideCount }
@@ -90,8 +91,10 @@ struct PostgresUpsert {
         // with the same key when that one has the same key values in every key column
         // (target's and primary key's): writing both would leave the same row. The
         // earlier is dropped and counted. Otherwise both are applied, in order.
+        let repeatsInBatch = try connection.query(
+            "SELECT EXISTS (SELECT 1 FROM \(staging) WHERE sqlimport_route = \(route) GROUP BY \(list(key)) HAVING count(*) > 1)").first?[0] == "t"
         var superseded = 0
-        if policy == .replace {
+        if repeatsInBatch && policy == .replace {
             let identity = Array(Set(inputColumns(target!)! + (fallbackKey.flatMap(inputColumns) ?? [])))
             superseded = try count(
                 connection,
@@ -109,14 +112,16 @@ struct PostgresUpsert {
                 throw UpsertError.duplicateKey(earlier: "an earlier record", later: position(0), key: "(\(key.joined(separator: ", ")))")
             }
         }
-        try connection.execute(
+        if repeatsInBatch {
+            try connection.execute(
             """
             UPDATE \(staging) AS s SET sqlimport_round = numbered.round FROM (
               SELECT sqlimport_seq, row_number() OVER (PARTITION BY \(list(key)) ORDER BY sqlimport_seq) AS round FROM \(staging) WHERE sqlimport_route = \(route)
-            ) AS numbered WHERE s.sqlimport_seq = numbered.sqlimport_seq
+            ) AS numbered WHERE s.sqlimport_seq = numbered.sqlimport_seq AND numbered.round > 1
             """)
+        }
         let types = key.map { column in "\(q(column)) \(schema.column(named: column)?.type ?? "text")" }
-        let seenTable = "\(seen)_\(staging)"
+        let seenTable = seen
         try connection.execute("CREATE TEMP TABLE IF NOT EXISTS \(seenTable) (\(types.joined(separator: ", ")), PRIMARY KEY (\(list(key)))) ON COMMIT DROP")
         let repeats = """
             SELECT s.sqlimport_seq FROM \(staging) AS s WHERE s.sqlimport_route = \(route)
@@ -125,10 +130,15 @@ struct PostgresUpsert {
         if areErrors, let first = try connection.query(repeats + " ORDER BY s.sqlimport_seq LIMIT 1").first, let sequence = first[0].flatMap(Int64.init) {
             throw UpsertError.duplicateKey(earlier: "an earlier record", later: position(sequence), key: "(\(key.joined(separator: ", ")))")
         }
-        let repeated = try count(connection, "SELECT count(*) FROM (\(repeats)) AS r") + superseded
-        try connection.execute(
-            "INSERT INTO \(seenTable) SELECT DISTINCT \(list(key)) FROM \(staging) WHERE sqlimport_route = \(route) ON CONFLICT DO NOTHING")
-        return repeated
+        // Every record but the first of each key new to the run is a repeat.
+        let repeated = try count(
+            connection,
+            """
+            WITH added AS (
+              INSERT INTO \(seenTable) SELECT DISTINCT \(list(key)) FROM \(staging) WHERE sqlimport_route = \(route) ON CONFLICT DO NOTHING RETURNING 1
+            ) SELECT (SELECT count(*) FROM \(staging) WHERE sqlimport_route = \(route)) - (SELECT count(*) FROM added)
+            """)
+        return repeated + superseded
     }
 
     /// The SQLite target's identity rule: a record never merges into a row of another
@@ -139,32 +149,48 @@ struct PostgresUpsert {
     private func checkIdentities(_ connection: PostgresConnection, key: [String], primary: [String], round: Int, position: (Int64) -> SourcePosition) throws {
         let tableKey = target!.columns
         let tablePrimary = fallbackKey!.columns
-        let predicate = target!.predicate.map { " AND (\($0)) IS TRUE" } ?? ""
-        // Inside records whose key finds no row but whose primary key finds one go
-        // through the primary key.
-        try connection.execute(
+        let predicate = target!.predicate.map { " WHERE (\($0)) IS TRUE" } ?? ""
+        // One pass, two index probes per record: the row its key finds (`t`, inside the
+        // predicate) and the row its primary key finds (`p`). Only records whose primary
+        // key finds a row can break the rule, so only they come back:
+        // - inside, no row by key: through the primary key when that row has the same
+        //   key (outside the predicate), else an error;
+        // - inside, a row by key with another primary key: an error;
+        // - outside, the primary key's row with another key: an error.
+        let keyAliases = tableKey.indices.map { "sqlimport_k\($0)" }
+        let primaryAliases = tablePrimary.indices.map { "sqlimport_p\($0)" }
+        let found = try connection.query(
             """
-            UPDATE \(staging) AS s SET sqlimport_route = \(Self.outside) WHERE s.sqlimport_route = \(Self.inside) AND s.sqlimport_round = \(round)
-              AND NOT EXISTS (SELECT 1 FROM \(table) WHERE \(row(tableKey, prefix: "\(table).")) = \(row(key, prefix: "s."))\(predicate))
-              AND EXISTS (SELECT 1 FROM \(table) AS r WHERE \(row(tablePrimary, prefix: "r.")) = \(row(primary, prefix: "s.")))
+            SELECT s.sqlimport_seq, s.sqlimport_route, t.\(primaryAliases[0]) IS NOT NULL,
+                   \(row(tableKey, prefix: "p.")) IS NOT DISTINCT FROM \(row(key, prefix: "s.")), \(list(primary, prefix: "s."))
+            FROM \(staging) AS s
+            JOIN \(table) AS p ON \(row(tablePrimary, prefix: "p.")) = \(row(primary, prefix: "s."))
+            LEFT JOIN (SELECT \(zip(tableKey, keyAliases).map { "\(q($0)) AS \($1)" }.joined(separator: ", ")), \(zip(tablePrimary, primaryAliases).map { "\(q($0)) AS \($1)" }.joined(separator: ", ")) FROM \(table)\(predicate)) AS t
+              ON s.sqlimport_route = \(Self.inside) AND (\(keyAliases.map { "t.\($0)" }.joined(separator: ", ")), NULL) = (\(list(key, prefix: "s.")), NULL)
+            WHERE s.sqlimport_round = \(round) AND (
+              (s.sqlimport_route = \(Self.inside) AND (t.\(primaryAliases[0]) IS NULL
+                 OR (\(primaryAliases.map { "t.\($0)" }.joined(separator: ", ")), NULL) IS DISTINCT FROM (\(list(primary, prefix: "s.")), NULL)))
+              OR (s.sqlimport_route = \(Self.outside) AND \(row(tableKey, prefix: "p.")) IS DISTINCT FROM \(row(key, prefix: "s."))))
+            ORDER BY s.sqlimport_seq
             """)
-        let conflicts = try connection.query(
-            """
-            SELECT s.sqlimport_seq, \(list(primary, prefix: "s.")) FROM \(staging) AS s
-            WHERE s.sqlimport_round = \(round) AND ((s.sqlimport_route = \(Self.inside) AND EXISTS (
-                     SELECT 1 FROM \(table) WHERE \(row(tableKey, prefix: "\(table).")) = \(row(key, prefix: "s."))\(predicate)
-                       AND \(row(tablePrimary, prefix: "\(table).")) IS DISTINCT FROM \(row(primary, prefix: "s.")))
-                   AND EXISTS (SELECT 1 FROM \(table) AS r WHERE \(row(tablePrimary, prefix: "r.")) = \(row(primary, prefix: "s."))))
-               OR (s.sqlimport_route = \(Self.outside) AND EXISTS (
-                     SELECT 1 FROM \(table) AS r WHERE \(row(tablePrimary, prefix: "r.")) = \(row(primary, prefix: "s."))
-                       AND \(row(tableKey, prefix: "r.")) IS DISTINCT FROM \(row(key, prefix: "s.")))))
-            ORDER BY s.sqlimport_seq LIMIT 1
-            """)
-        if let first = conflicts.first, let sequence = first[0].flatMap(Int64.init) {
+        var throughPrimaryKey: [String] = []
+        for record in found {
+            let sequence = record[0] ?? "0"
+            let inside = record[1] == "\(Self.inside)"
+            let byKey = record[2] == "t"
+            let sameKey = record[3] == "t"
+            if inside && !byKey && sameKey {
+                throughPrimaryKey.append(sequence)
+                continue
+            }
             throw PostgresError(
                 kind: .data,
-                message: "the record's key and its primary key (\(primary.joined(separator: ", "))) = (\(first.dropFirst().map { $0 ?? "NULL" }.joined(separator: ", "))) belong to different rows, so applying it would merge two rows into one; fix the record's keys in the input, or delete the stale row first",
-                position: position(sequence))
+                message: "the record's key and its primary key (\(primary.joined(separator: ", "))) = (\(record.dropFirst(4).map { $0 ?? "NULL" }.joined(separator: ", "))) belong to different rows, so applying it would merge two rows into one; fix the record's keys in the input, or delete the stale row first",
+                position: position(Int64(sequence) ?? 0))
+        }
+        if !throughPrimaryKey.isEmpty {
+            try connection.execute(
+                "UPDATE \(staging) SET sqlimport_route = \(Self.outside) WHERE sqlimport_seq IN (\(throughPrimaryKey.joined(separator: ", ")))")
         }
     }
 
