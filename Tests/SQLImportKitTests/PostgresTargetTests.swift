@@ -127,6 +127,33 @@ import Testing
         #expect(try PostgresServer.query(url, #"SELECT id, "remoteID", "updatedAt" FROM items ORDER BY id"#) == "a|r1|1\nb|r2|1\n")
     }
 
+    /// No table yet: the mission's command creates it as on SQLite (primary key `id`, a
+    /// unique index on the --upsert columns WHERE the nullable one is NOT NULL), then
+    /// re-runs and applies the delta with the same counts and rows.
+    @Test func aMissingTableIsCreatedInTheSeedsShapeAsOnSQLite() throws {
+        let url = try PostgresServer.database(schema: Self.schemaName(#function), setUp: "SELECT 1;")
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let steps: [[String]] = [
+            ["\(TestSupport.fixtures.path)/items.jsonl", "--upsert", "libraryID,remoteID"],
+            ["\(TestSupport.fixtures.path)/items.jsonl", "--upsert", "libraryID,remoteID"],
+            ["\(TestSupport.fixtures.path)/items-delta.jsonl", "--table", "items", "--upsert", "libraryID,remoteID", "--merge", "newer:updatedAt"],
+        ]
+        for (index, step) in steps.enumerated() {
+            let onPostgres = try TestSupport.run(step + ["--db", url, "--report", "pg.json"], in: directory)
+            #expect(onPostgres.status == 0, "\(onPostgres.stderr)")
+            #expect(try TestSupport.run(step + ["--db", "app.db", "--report", "lite.json"], in: directory).status == 0)
+            if index == 0 { #expect(onPostgres.stderr.hasPrefix("sqlimport: created table \"items\"\nsqlimport: created index: CREATE UNIQUE INDEX")) }
+            let pg = try Self.counts(directory.appendingPathComponent("pg.json"))
+            let lite = try Self.counts(directory.appendingPathComponent("lite.json"))
+            #expect(Self.comparedCounts.map { pg[$0] } == Self.comparedCounts.map { lite[$0] }, "step \(index): \(pg) vs \(lite)")
+        }
+        let liteRows = try TestSupport.runShell("sqlite3 app.db \"\(Self.rowsQuery.replacingOccurrences(of: "\"", with: "\\\""))\"", in: directory).stdout
+        #expect(try PostgresServer.query(url, Self.rowsQuery) == liteRows)
+        #expect(try PostgresServer.query(url, #"SELECT pg_get_indexdef('"sqlimport_items_libraryID_remoteID"'::regclass)"#).contains(#"WHERE ("remoteID" IS NOT NULL)"#))
+        #expect(try PostgresServer.query(url, "SELECT format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'items'::regclass AND attname = 'libraryID'") == "bigint\n")
+    }
+
     @Test func inspectListsThePostgreSQLKeysAsUpsertValues() throws {
         let url = try PostgresServer.database(schema: Self.schemaName(#function), setUp: Self.itemsSchema)
         let result = try TestSupport.run(["inspect", "Items", "--db", url], in: TestSupport.packageRoot)

@@ -32,12 +32,8 @@ public struct PostgresImporter {
         try connection.execute("BEGIN")
         try connection.execute("SET LOCAL lock_timeout = '\(max(options.busyTimeoutMilliseconds, 1))ms'")
         let requested = try options.resolvedTable()
-        guard let schema = try PostgresSchema.read(connection, table: requested) else {
-            throw PostgresError(
-                kind: .usage,
-                message: "no table \(SQLIdentifier.quote(requested)) in the database's search path; create it first (sqlimport creates new tables only in SQLite so far)")
-        }
-        let run = try PostgresRun(options: options, connection: connection, schema: schema, progress: progress)
+        let schema = try PostgresSchema.read(connection, table: requested)
+        let run = try PostgresRun(options: options, connection: connection, schema: schema, table: requested, progress: progress)
         do {
             try run.execute()
             try connection.execute(options.dryRun ? "ROLLBACK" : "COMMIT")
@@ -62,6 +58,7 @@ public struct PostgresImporter {
         if options.strategy != .auto { flags.append("--strategy") }
         if options.wal { flags.append("--wal") }
         if options.nullKey == .skip { flags.append("--null-key skip") }
+        if !options.typeOverrides.isEmpty || options.inferRows != ImportOptions(inputs: [], databasePath: "").inferRows { flags.append("--type/--infer-rows") }
         if !flags.isEmpty {
             throw ImportError.conflictingOptions(
                 "\(flags.joined(separator: ", ")) do not apply to a PostgreSQL database yet (docs/postgresql.md lists what does); drop them, or import into SQLite")

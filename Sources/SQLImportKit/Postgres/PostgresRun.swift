@@ -4,14 +4,18 @@ import Foundation
 final class PostgresRun {
     let options: ImportOptions
     let connection: PostgresConnection
-    let schema: PostgresSchema
+    /// The table, once it exists (a missing one is created from the first batch).
+    var tableSchema: PostgresSchema?
+    var schema: PostgresSchema { tableSchema! }
+    /// The table's name as requested, for a table this run creates.
+    let requestedTable: String
     let progress: ((ImportProgress) -> Void)?
     var summary: ImportSummary
 
     /// The conflict target, its predicate, and the primary key that matches records
     /// outside it (nil when the target is the primary key, or there is none).
-    let target: PostgresSchema.UniqueKey?
-    let fallbackKey: PostgresSchema.UniqueKey?
+    var target: PostgresSchema.UniqueKey?
+    var fallbackKey: PostgresSchema.UniqueKey?
 
     /// Input field index → the table's column name (nil: dropped by --ignore-unknown).
     var columnOfField: [String?] = []
@@ -22,14 +26,20 @@ final class PostgresRun {
     var sequence: Int64 = 0
     var fileBytesRead: [Int64] = []
 
-    init(options: ImportOptions, connection: PostgresConnection, schema: PostgresSchema, progress: ((ImportProgress) -> Void)?) throws {
+    init(options: ImportOptions, connection: PostgresConnection, schema: PostgresSchema?, table: String, progress: ((ImportProgress) -> Void)?) throws {
         self.options = options
         self.connection = connection
-        self.schema = schema
+        tableSchema = schema
+        requestedTable = schema?.table ?? table
         self.progress = progress
         summary = ImportSummary(
-            database: PostgresConnection.redacted(options.databasePath), table: schema.table, merge: options.merge.description,
+            database: PostgresConnection.redacted(options.databasePath), table: requestedTable, merge: options.merge.description,
             strategy: "copy", strategyReason: "PostgreSQL: COPY into a staging table, then one INSERT ... ON CONFLICT per batch")
+        if schema != nil { try resolveKeys() }
+    }
+
+    /// The conflict target `--upsert` names, and the primary key behind a partial one.
+    func resolveKeys() throws {
         if let upsert = options.upsert {
             for column in upsert where schema.column(named: column) == nil {
                 throw UpsertError.unknownKeyColumn(table: schema.table, column: column)
@@ -46,9 +56,6 @@ final class PostgresRun {
             summary.conflictTarget = key.columns
             summary.conflictPredicate = key.predicate
             summary.fallbackKey = fallbackKey?.columns
-        } else {
-            target = nil
-            fallbackKey = nil
         }
         if case .newer(let column) = options.merge, schema.column(named: column) == nil {
             throw UpsertError.newerColumnMissing(column: column, table: schema.table)
@@ -83,6 +90,10 @@ final class PostgresRun {
     // MARK: - A batch
 
     private func write(_ batch: RecordBatch) throws {
+        if tableSchema == nil {
+            try createTable(from: batch)
+            try resolveKeys()
+        }
         for name in batch.newColumns {
             fieldNames.append(name)
             if let column = schema.column(named: name) {

@@ -1,0 +1,79 @@
+/// A table the PostgreSQL target creates when the input's table does not exist: the
+/// columns typed from the first batch's values, keyed as the SQLite target keys a new
+/// table (see `ImportRun.newTableKeys`).
+extension PostgresRun {
+    /// - `bigint` for integers, `double precision` for other numbers, `jsonb` for nested
+    ///   objects and arrays, `text` for the rest (and for a column with no value yet);
+    /// - the primary key: `--pk`, else the `--upsert` columns when the sample has no null
+    ///   in them, else `id` with a unique index on the `--upsert` columns `WHERE` the
+    ///   columns found null are `NOT NULL` (the seeds' shape).
+    func createTable(from batch: RecordBatch) throws {
+        let names = batch.newColumns
+        guard !names.isEmpty else { throw SchemaError.noColumns(input: inputNames.first ?? "-") }
+        var trackers = Array(repeating: TypeTracker(), count: names.count)
+        var allJSON = Array(repeating: true, count: names.count)
+        var nullable = Set<Int>()
+        batch.bytes.withUnsafeBufferPointer { bytes in
+            for row in 0 ..< batch.rowCount {
+                let width = batch.rowEnd(row) - batch.rowStarts[row]
+                for column in 0 ..< names.count {
+                    let cell = column < width ? batch.cell(row: row, column: column) : .absent
+                    trackers[column].observe(cell, bytes: bytes)
+                    if cell.kind == .null || cell.kind == .absent { nullable.insert(column) } else if cell.kind != .json { allJSON[column] = false }
+                }
+            }
+        }
+        func index(_ name: String) -> Int? { names.firstIndex { $0.lowercased() == name.lowercased() } }
+        var primaryKey = options.primaryKey
+        var uniqueIndex: (columns: [String], nullColumns: [String])?
+        if let upsert = options.upsert {
+            let nullColumns = upsert.filter { index($0).map { nullable.contains($0) } ?? true }
+            let sameAsKey = Set(primaryKey.map { $0.lowercased() }) == Set(upsert.map { $0.lowercased() })
+            if !primaryKey.isEmpty {
+                if !sameAsKey { uniqueIndex = (upsert, nullColumns) }
+            } else if nullColumns.isEmpty {
+                primaryKey = upsert
+            } else if let id = index("id"), !nullable.contains(id), !upsert.contains(where: { $0.lowercased() == "id" }) {
+                primaryKey = [names[id]]
+                uniqueIndex = (upsert, nullColumns)
+            } else {
+                let row = (0 ..< batch.rowCount).first { row in
+                    nullColumns.contains { name in index(name).map { batch.cell(row: row, column: $0).kind == .null || $0 >= batch.rowEnd(row) - batch.rowStarts[row] } ?? true }
+                } ?? 0
+                throw UpsertError.nullKeyNeedsPrimaryKey(
+                    table: requestedTable, columns: nullColumns, position: batch.position(row: row, inputName: inputNames[batch.inputIndex]))
+            }
+        }
+        let spelled = { (name: String) in index(name).map { names[$0] } ?? name }
+        primaryKey = primaryKey.map(spelled)
+        var definitions: [String] = []
+        for (column, name) in names.enumerated() {
+            let type: String
+            switch trackers[column].declaredType {
+            case "INTEGER": type = "bigint"
+            case "REAL": type = "double precision"
+            default: type = allJSON[column] && trackers[column].declaredType != "ANY" ? "jsonb" : "text"
+            }
+            let notNull = primaryKey.contains(name) ? " NOT NULL" : ""
+            definitions.append("\(SQLIdentifier.quote(name)) \(type)\(notNull)")
+        }
+        if !primaryKey.isEmpty { definitions.append("PRIMARY KEY (\(SQLIdentifier.quoteList(primaryKey)))") }
+        let create = "CREATE TABLE \(SQLIdentifier.quote(requestedTable)) (\(definitions.joined(separator: ", ")))"
+        try connection.execute(create)
+        summary.createdTable = create
+        if let uniqueIndex {
+            let columns = uniqueIndex.columns.map(spelled)
+            let indexName = "sqlimport_\(requestedTable)_\(columns.joined(separator: "_"))"
+            let predicate = uniqueIndex.nullColumns.isEmpty
+                ? "" : " WHERE " + uniqueIndex.nullColumns.map(spelled).map { "\(SQLIdentifier.quote($0)) IS NOT NULL" }.joined(separator: " AND ")
+            let statement = "CREATE UNIQUE INDEX \(SQLIdentifier.quote(indexName)) ON \(SQLIdentifier.quote(requestedTable)) (\(SQLIdentifier.quoteList(columns)))\(predicate)"
+            try connection.execute(statement)
+            summary.createdIndex = statement
+        }
+        guard let created = try PostgresSchema.read(connection, table: requestedTable) else {
+            throw PostgresError(kind: .server, message: "the table \(SQLIdentifier.quote(requestedTable)) just created is not in the search path's first schema")
+        }
+        tableSchema = created
+        summary.table = created.table
+    }
+}
