@@ -25,6 +25,8 @@ final class PostgresRun {
     var stagingOfShape: [[String]: String] = [:]
     var sequence: Int64 = 0
     var fileBytesRead: [Int64] = []
+    /// The hashes of the keys this run has met (`PostgresBatchPlan`).
+    var seenKeys = Set<Int>()
 
     init(options: ImportOptions, connection: PostgresConnection, schema: PostgresSchema?, table: String, progress: ((ImportProgress) -> Void)?) throws {
         self.options = options
@@ -57,7 +59,7 @@ final class PostgresRun {
             summary.conflictPredicate = key.predicate
             summary.fallbackKey = fallbackKey?.columns
         }
-        if case .newer(let column) = options.merge, schema.column(named: column) == nil {
+        if case .newer(let column) = options.merge, schema.column(named: column) == nil, tableSchema != nil {
             throw UpsertError.newerColumnMissing(column: column, table: schema.table)
         }
     }
@@ -108,40 +110,147 @@ final class PostgresRun {
         summary.inputs[batch.inputIndex].bytesRead = batch.inputBytesConsumed
         if fileBytesRead.count <= batch.inputIndex { fileBytesRead += repeatElement(0, count: batch.inputIndex + 1 - fileBytesRead.count) }
         fileBytesRead[batch.inputIndex] = batch.fileBytesConsumed
-        // Rows grouped by shape, in input order within each group.
-        var groups: [[Int]: [Int]] = [:]
-        var order: [[Int]] = []
-        for row in 0 ..< batch.rowCount {
-            var shape: [Int] = []
-            for field in 0 ..< (batch.rowEnd(row) - batch.rowStarts[row]) where field < columnOfField.count && columnOfField[field] != nil {
-                if batch.cell(row: row, column: field).kind != .absent { shape.append(field) }
+        // The key columns' fields: in every record's shape (a missing one is NULL).
+        func fields(of key: PostgresSchema.UniqueKey?) -> [Int]? {
+            guard let key else { return nil }
+            var found: [Int] = []
+            for column in key.columns {
+                guard let field = columnOfField.firstIndex(where: { $0?.lowercased() == column.lowercased() }) else { return nil }
+                found.append(field)
             }
-            if groups[shape] == nil { order.append(shape) }
-            groups[shape, default: []].append(row)
+            return found
         }
-        for shape in order {
-            try write(rows: groups[shape]!, fields: shape, of: batch)
+        let targetFields = fields(of: target)
+        if let target, targetFields == nil {
+            let missing = target.columns.first { column in !columnOfField.contains { $0?.lowercased() == column.lowercased() } }
+            throw UpsertError.keyNotInInput(column: missing ?? target.columns[0])
+        }
+        let primaryFields = fields(of: fallbackKey ?? (target?.isPrimaryKey == true ? target : nil))
+        if case .newer(let column) = options.merge, !columnOfField.contains(where: { $0?.lowercased() == column.lowercased() }) {
+            throw UpsertError.newerColumnMissing(column: column, table: schema.table)
+        }
+        // A record is superseded only by one on the same side of a partial index's
+        // predicate: the columns the predicate names (any column whose name occurs in
+        // its text, a superset) count as key columns for that comparison.
+        let predicateFields = target?.predicate.map { predicate in
+            columnOfField.indices.filter { columnOfField[$0].map { Self.names(predicate, $0) } ?? false }
+        } ?? []
+        if let predicate = target?.predicate,
+            let missing = schema.columns.first(where: { column in Self.names(predicate, column.name) && !columnOfField.contains { $0 == column.name } })
+        {
+            throw PostgresError(
+                kind: .usage,
+                message: "the partial index's predicate (WHERE \(predicate)) names \(SQLIdentifier.quote(missing.name)), which the input lacks; on PostgreSQL every record must carry it so far (null where the row is live); add the field, or import into SQLite")
+        }
+        let keyFields = Set((targetFields ?? []) + (primaryFields ?? []))
+        let identityFields = keyFields.union(predicateFields).sorted()
+        var shapeIDs: [[Int]: Int] = [:]
+        var shapes: [[Int]] = []
+        var shapeOfRow: [Int] = []
+        var keys: [(target: Int?, primary: Int?)] = []
+        var identities: [[UInt8]] = []
+        batch.bytes.withUnsafeBufferPointer { buffer in
+            let bytes = buffer.baseAddress!
+            for row in 0 ..< batch.rowCount {
+                let width = batch.rowEnd(row) - batch.rowStarts[row]
+                var shape: [Int] = []
+                for field in 0 ..< columnOfField.count where columnOfField[field] != nil {
+                    if keyFields.contains(field) || (field < width && batch.cell(row: row, column: field).kind != .absent) { shape.append(field) }
+                }
+                let id = shapeIDs[shape] ?? shapes.count
+                if id == shapes.count {
+                    shapeIDs[shape] = id
+                    shapes.append(shape)
+                }
+                shapeOfRow.append(id)
+                func cell(_ field: Int) -> Cell { field < width ? batch.cell(row: row, column: field) : .absent }
+                func hash(_ fields: [Int]?, domain: UInt8) -> Int? {
+                    guard let fields else { return nil }
+                    var hasher = Hasher()
+                    hasher.combine(domain)
+                    for field in fields {
+                        let value = cell(field)
+                        if value.kind == .null || value.kind == .absent { return nil }
+                        Self.appendText(of: value, bytes: bytes) { hasher.combine(bytes: $0) }
+                        hasher.combine(0x1F as UInt8)
+                    }
+                    return hasher.finalize()
+                }
+                keys.append((hash(targetFields, domain: 1), hash(primaryFields, domain: 2)))
+                var identity: [UInt8] = []
+                for field in identityFields {
+                    let value = cell(field)
+                    identity.append(value.kind == .null || value.kind == .absent ? 0 : 1)
+                    Self.appendText(of: value, bytes: bytes) { identity.append(contentsOf: $0) }
+                    identity.append(0x1F)
+                }
+                identities.append(identity)
+            }
+        }
+        let inputName = inputNames[batch.inputIndex]
+        let keyText = "(\((target?.columns ?? []).joined(separator: ", ")))"
+        let plan = try PostgresBatchPlan(
+            keys: keys, identities: identities, shapes: shapeOfRow, supersedes: options.merge == .replace && target != nil, seen: &seenKeys,
+            duplicate: options.duplicateKeys == .error
+                ? { earlier, later in
+                    throw UpsertError.duplicateKey(
+                        earlier: earlier.map { "\(batch.position(row: $0, inputName: inputName))" } ?? "an earlier batch of this run",
+                        later: batch.position(row: later, inputName: inputName), key: keyText)
+                }
+                : nil)
+        summary.counts.duplicateKeys += plan.repeats
+        // Superseded records (round 0) go to the staging table too, where they are only
+        // counted (outside a partial index, as SQLite counts them), never applied.
+        // Each shape's records together, in input order; when records of different
+        // shapes share a key, runs of consecutive records of one shape, in input order.
+        var groups: [(shape: Int, rows: [Int])] = []
+        if plan.shapesShareKeys {
+            for row in 0 ..< batch.rowCount {
+                if groups.last?.shape == shapeOfRow[row] { groups[groups.count - 1].rows.append(row) } else { groups.append((shapeOfRow[row], [row])) }
+            }
+        } else {
+            var index: [Int: Int] = [:]
+            for row in 0 ..< batch.rowCount {
+                if let at = index[shapeOfRow[row]] { groups[at].rows.append(row) } else {
+                    index[shapeOfRow[row]] = groups.count
+                    groups.append((shapeOfRow[row], [row]))
+                }
+            }
+        }
+        for group in groups {
+            try write(rows: group.rows, fields: shapes[group.shape], rounds: plan.rounds, of: batch)
         }
         report(.writing)
     }
 
-    private func write(rows: [Int], fields: [Int], of batch: RecordBatch) throws {
-        let columns = fields.map { columnOfField[$0]! }
-        if let target {
-            let key = target.columns + (fallbackKey?.columns ?? [])
-            for column in target.columns where !columns.contains(where: { $0.lowercased() == column.lowercased() }) {
-                throw UpsertError.keyNotInInput(column: column)
-            }
-            _ = key
+    /// Whether `predicate` (as `pg_get_expr` prints it) names `column`: quoted, or bare
+    /// as a whole word.
+    static func names(_ predicate: String, _ column: String) -> Bool {
+        if predicate.contains(SQLIdentifier.quote(column)) { return true }
+        let escaped = NSRegularExpression.escapedPattern(for: column)
+        return predicate.range(of: "(?<![A-Za-z0-9_\"])\(escaped)(?![A-Za-z0-9_\"])", options: .regularExpression) != nil
+    }
+
+    /// Appends the text COPY gets for a key value (the same for `1` and `"1"`).
+    static func appendText(of cell: Cell, bytes: UnsafePointer<UInt8>, _ append: (UnsafeRawBufferPointer) -> Void) {
+        switch cell.kind {
+        case .absent, .null: return
+        case .integer: String(cell.payload).utf8CString.withUnsafeBytes { append(UnsafeRawBufferPointer(rebasing: $0.dropLast())) }
+        case .real: "\(cell.doubleValue)".utf8CString.withUnsafeBytes { append(UnsafeRawBufferPointer(rebasing: $0.dropLast())) }
+        case .text, .untypedText, .json, .numberAsText: append(UnsafeRawBufferPointer(start: bytes + Int(cell.payload), count: Int(cell.length)))
         }
+    }
+
+    private func write(rows: [Int], fields: [Int], rounds: [Int32], of batch: RecordBatch) throws {
+        let columns = fields.map { columnOfField[$0]! }
         let staging = try stagingTable(for: columns)
         var first: Int64 = 0
         try connection.execute("TRUNCATE \(staging)")
-        let text = try copyText(rows: rows, fields: fields, of: batch, firstSequence: &first)
+        let text = try copyText(rows: rows, fields: fields, rounds: rounds, of: batch, firstSequence: &first)
         do {
             try text.withUnsafeBytes { bytes in
                 try connection.copy(
-                    "COPY \(staging) (sqlimport_seq, \(SQLIdentifier.quoteList(columns))) FROM STDIN", data: bytes)
+                    "COPY \(staging) (sqlimport_seq, sqlimport_round, \(SQLIdentifier.quoteList(columns))) FROM STDIN", data: bytes)
             }
         } catch var error as PostgresError {
             // "COPY sqlimport_staging_1, line 3, column libraryID: ..." names the record.
@@ -159,7 +268,8 @@ final class PostgresRun {
             table: schema.qualifiedName, staging: staging, columns: columns, target: target, fallbackKey: fallbackKey, policy: options.merge,
             schema: schema)
         var counts = summary.counts
-        try statement.apply(connection, counts: &counts, duplicateKeysAreErrors: options.duplicateKeys == .error, nullKeyInserts: options.nullKey == .insert) { sequence in
+        let lastRound = Int(rows.map { rounds[$0] }.max() ?? 1)
+        try statement.apply(connection, counts: &counts, rounds: lastRound, nullKeyInserts: options.nullKey == .insert) { sequence in
             self.position(ofSequence: sequence, first: first, rows: rows, batch: batch)
         }
         summary.counts = counts
@@ -186,7 +296,7 @@ final class PostgresRun {
     /// The rows in COPY's text format: `\N` for NULL; backslash, tab, newline and carriage
     /// return escaped; every value as its text, for PostgreSQL to parse into the column's
     /// type (an integer beyond int64 is exact in a numeric column, refused in a bigint one).
-    private func copyText(rows: [Int], fields: [Int], of batch: RecordBatch, firstSequence: inout Int64) throws -> [UInt8] {
+    private func copyText(rows: [Int], fields: [Int], rounds: [Int32], of batch: RecordBatch, firstSequence: inout Int64) throws -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(batch.bytes.count + rows.count * 16)
         firstSequence = sequence
@@ -195,6 +305,8 @@ final class PostgresRun {
             for row in rows {
                 out.append(contentsOf: String(sequence).utf8)
                 sequence += 1
+                out.append(0x09)
+                out.append(contentsOf: String(rounds[row]).utf8)
                 for field in fields {
                     out.append(0x09)
                     let cell = batch.cell(row: row, column: field)

@@ -27,7 +27,7 @@ struct PostgresUpsert {
     }
 
     func apply(
-        _ connection: PostgresConnection, counts: inout OutcomeCounts, duplicateKeysAreErrors: Bool, nullKeyInserts: Bool,
+        _ connection: PostgresConnection, counts: inout OutcomeCounts, rounds: Int, nullKeyInserts: Bool,
         position: (Int64) -> SourcePosition
     ) throws {
         guard let target, let key = inputColumns(target) else {
@@ -42,15 +42,19 @@ struct PostgresUpsert {
         try connection.execute(
             "UPDATE \(staging) SET sqlimport_route = \(Self.outside) WHERE NOT (\(predicate)\(complete))")
         let primary = fallbackKey.flatMap(inputColumns)
-        let outsideCount = try count(connection, "SELECT count(*) FROM \(staging) WHERE sqlimport_route = \(Self.outside)")
-        if target.predicate != nil { counts.outsidePartialIndex += outsideCount }
+        let outsideCount = try count(connection, "SELECT count(*) FROM \(staging) WHERE sqlimport_route = \(Self.outside) AND sqlimport_round > 0")
+        // As SQLite counts them: records the partial index's predicate leaves out (not
+        // those inside it with a NULL key column).
+        if let filter = target.predicate {
+            counts.outsidePartialIndex += try count(connection, "SELECT count(*) FROM \(staging) WHERE (\(filter)) IS NOT TRUE")
+        }
         if outsideCount > 0 && primary == nil {
-            let first = try connection.query("SELECT min(sqlimport_seq) FROM \(staging) WHERE sqlimport_route = \(Self.outside)")
+            let first = try connection.query("SELECT min(sqlimport_seq) FROM \(staging) WHERE sqlimport_route = \(Self.outside) AND sqlimport_round > 0")
             let where_ = position(Int64(first.first?[0] ?? "0") ?? 0)
             if nullKeyInserts {
                 counts.nullKey += outsideCount
                 let inserted = try connection.query(
-                    "INSERT INTO \(table) (\(list(columns))) SELECT \(list(columns)) FROM \(staging) WHERE sqlimport_route = \(Self.outside) ORDER BY sqlimport_seq RETURNING 1")
+                    "INSERT INTO \(table) (\(list(columns))) SELECT \(list(columns)) FROM \(staging) WHERE sqlimport_route = \(Self.outside) AND sqlimport_round > 0 ORDER BY sqlimport_seq RETURNING 1")
                 counts.inserted += inserted.count
                 try connection.execute("DELETE FROM \(staging) WHERE sqlimport_route = \(Self.outside)")
             } else {
@@ -58,15 +62,7 @@ struct PostgresUpsert {
                 throw UpsertError.nullKey(position: where_, key: "(\(key.joined(separator: ", ")))", why: why)
             }
         }
-        // 2. A key this run has met before (in this batch or an earlier one) is counted,
-        //    and its records are applied in input order: the n-th record of a key in
-        //    the batch goes in the n-th round, so that the later record wins and every
-        //    record gets the outcome it gets on SQLite.
-        counts.duplicateKeys += try countRepeats(connection, key: key, route: Self.inside, seen: "sqlimport_seen_key", position: position, areErrors: duplicateKeysAreErrors)
-        if let primary {
-            counts.duplicateKeys += try countRepeats(connection, key: primary, route: Self.outside, seen: "sqlimport_seen_primary", position: position, areErrors: duplicateKeysAreErrors)
-        }
-        let rounds = try count(connection, "SELECT coalesce(max(sqlimport_round), 0) FROM \(staging)")
+        // 2. Rounds (`PostgresBatchPlan`): a row is touched once per statement.
         for round in 1 ... max(rounds, 1) {
             if let primary {
                 try checkIdentities(connection, key: key, primary: primary, round: round, position: position)
@@ -77,68 +73,6 @@ struct PostgresUpsert {
                 try upsert(connection, route: Self.outside, round: round, conflict: primary, predicate: nil, keyColumns: key + primary, counts: &counts)
             }
         }
-    }
-
-    /// Numbers the records of `route` by their key (`sqlimport_round`: 1 for a key's
-    /// first record in the batch, 2 for its second, ...), and counts the records whose
-    /// key the run has met before, in this batch or an earlier one (`seen`, a temporary
-    /// table of the keys applied so far). With `--duplicate-keys error`, the first such
-    /// record is an error.
-    private func countRepeats(
-        _ connection: PostgresConnection, key: [String], route: Int, seen: String, position: (Int64) -> SourcePosition, areErrors: Bool
-    ) throws -> Int {
-        // As on SQLite: under --merge replace, a record is superseded by the next one
-        // with the same key when that one has the same key values in every key column
-        // (target's and primary key's): writing both would leave the same row. The
-        // earlier is dropped and counted. Otherwise both are applied, in order.
-        let repeatsInBatch = try connection.query(
-            "SELECT EXISTS (SELECT 1 FROM \(staging) WHERE sqlimport_route = \(route) GROUP BY \(list(key)) HAVING count(*) > 1)").first?[0] == "t"
-        var superseded = 0
-        if repeatsInBatch && policy == .replace {
-            let identity = Array(Set(inputColumns(target!)! + (fallbackKey.flatMap(inputColumns) ?? [])))
-            superseded = try count(
-                connection,
-                """
-                WITH ordered AS (
-                  SELECT sqlimport_seq, lead(sqlimport_seq) OVER (PARTITION BY \(list(key)) ORDER BY sqlimport_seq) AS next_seq
-                  FROM \(staging) WHERE sqlimport_route = \(route)
-                ), gone AS (
-                  DELETE FROM \(staging) AS s USING ordered AS o, \(staging) AS n
-                  WHERE s.sqlimport_seq = o.sqlimport_seq AND n.sqlimport_seq = o.next_seq AND \(row(identity, prefix: "s.")) IS NOT DISTINCT FROM \(row(identity, prefix: "n."))
-                  RETURNING 1
-                ) SELECT count(*) FROM gone
-                """)
-            if areErrors && superseded > 0 {
-                throw UpsertError.duplicateKey(earlier: "an earlier record", later: position(0), key: "(\(key.joined(separator: ", ")))")
-            }
-        }
-        if repeatsInBatch {
-            try connection.execute(
-            """
-            UPDATE \(staging) AS s SET sqlimport_round = numbered.round FROM (
-              SELECT sqlimport_seq, row_number() OVER (PARTITION BY \(list(key)) ORDER BY sqlimport_seq) AS round FROM \(staging) WHERE sqlimport_route = \(route)
-            ) AS numbered WHERE s.sqlimport_seq = numbered.sqlimport_seq AND numbered.round > 1
-            """)
-        }
-        let types = key.map { column in "\(q(column)) \(schema.column(named: column)?.type ?? "text")" }
-        let seenTable = seen
-        try connection.execute("CREATE TEMP TABLE IF NOT EXISTS \(seenTable) (\(types.joined(separator: ", ")), PRIMARY KEY (\(list(key)))) ON COMMIT DROP")
-        let repeats = """
-            SELECT s.sqlimport_seq FROM \(staging) AS s WHERE s.sqlimport_route = \(route)
-              AND (s.sqlimport_round > 1 OR EXISTS (SELECT 1 FROM \(seenTable) AS k WHERE \(row(key, prefix: "k.")) = \(row(key, prefix: "s."))))
-            """
-        if areErrors, let first = try connection.query(repeats + " ORDER BY s.sqlimport_seq LIMIT 1").first, let sequence = first[0].flatMap(Int64.init) {
-            throw UpsertError.duplicateKey(earlier: "an earlier record", later: position(sequence), key: "(\(key.joined(separator: ", ")))")
-        }
-        // Every record but the first of each key new to the run is a repeat.
-        let repeated = try count(
-            connection,
-            """
-            WITH added AS (
-              INSERT INTO \(seenTable) SELECT DISTINCT \(list(key)) FROM \(staging) WHERE sqlimport_route = \(route) ON CONFLICT DO NOTHING RETURNING 1
-            ) SELECT (SELECT count(*) FROM \(staging) WHERE sqlimport_route = \(route)) - (SELECT count(*) FROM added)
-            """)
-        return repeated + superseded
     }
 
     /// The SQLite target's identity rule: a record never merges into a row of another
@@ -166,7 +100,7 @@ struct PostgresUpsert {
             FROM \(staging) AS s
             JOIN \(table) AS p ON \(row(tablePrimary, prefix: "p.")) = \(row(primary, prefix: "s."))
             LEFT JOIN (SELECT \(zip(tableKey, keyAliases).map { "\(q($0)) AS \($1)" }.joined(separator: ", ")), \(zip(tablePrimary, primaryAliases).map { "\(q($0)) AS \($1)" }.joined(separator: ", ")) FROM \(table)\(predicate)) AS t
-              ON s.sqlimport_route = \(Self.inside) AND (\(keyAliases.map { "t.\($0)" }.joined(separator: ", ")), NULL) = (\(list(key, prefix: "s.")), NULL)
+              ON s.sqlimport_route = \(Self.inside) AND \(zip(keyAliases, key).map { "t.\($0) = s.\(q($1))" }.joined(separator: " AND "))
             WHERE s.sqlimport_round = \(round) AND (
               (s.sqlimport_route = \(Self.inside) AND (t.\(primaryAliases[0]) IS NULL
                  OR (\(primaryAliases.map { "t.\($0)" }.joined(separator: ", ")), NULL) IS DISTINCT FROM (\(list(primary, prefix: "s.")), NULL)))
@@ -210,14 +144,20 @@ struct PostgresUpsert {
         }
         var newer = "TRUE"
         var skipped = 0
-        if case .newer(let column) = policy, let input = columns.first(where: { $0.lowercased() == column.lowercased() }) {
-            let stored = "\(row).\(q(input))"
-            newer = "(\(stored) IS NULL OR EXCLUDED.\(q(input)) >= \(stored))"
+        if case .newer(let column) = policy {
+            // A record without the column is older than any stored value, as on SQLite
+            // (its value would be NULL).
+            let storedName = schema.column(named: column)?.name ?? column
+            let stored = "\(row).\(q(storedName))"
+            let input = columns.first(where: { $0.lowercased() == column.lowercased() })
+            let arriving = input.map { "EXCLUDED.\(q($0))" } ?? "NULL"
+            newer = "(\(stored) IS NULL OR \(arriving) >= \(stored))"
+            let rows = predicate.map { "(SELECT * FROM \(table) WHERE (\($0)) IS TRUE)" } ?? table
             skipped = try count(
                 connection,
                 """
-                SELECT count(*) FROM \(staging) AS s JOIN \(table) AS \(row) ON \(self.row(conflict, prefix: "\(row)."))  = \(self.row(conflict, prefix: "s."))
-                WHERE s.\(selected.replacingOccurrences(of: " AND ", with: " AND s.")) AND NOT (\(stored) IS NULL OR s.\(q(input)) >= \(stored))
+                SELECT count(*) FROM \(staging) AS s JOIN \(rows) AS \(row) ON \(zip(conflict, conflict).map { "\(row).\(q($0)) = s.\(q($1))" }.joined(separator: " AND "))
+                WHERE s.\(selected.replacingOccurrences(of: " AND ", with: " AND s.")) AND (\(stored) IS NULL OR \(input.map { "s.\(q($0))" } ?? "NULL") >= \(stored)) IS NOT TRUE
                 """)
         }
         let conflictClause = "ON CONFLICT (\(list(conflict)))" + (predicate.map { " WHERE \($0)" } ?? "")
@@ -226,7 +166,11 @@ struct PostgresUpsert {
             action = "DO NOTHING"
         } else {
             let set = assigned.map { "\(q($0)) = \(newValue($0))" }.joined(separator: ", ")
-            let changed = "(\(assigned.map { "\(row).\(q($0))" }.joined(separator: ", ")), NULL) IS DISTINCT FROM (\(assigned.map(newValue).joined(separator: ", ")), NULL)"
+            // `json` has no equality: compared as its text (as SQLite compares it).
+            let comparable: (String, String) -> String = { column, value in
+                schema.column(named: column)?.type == "json" ? "(\(value))::text" : value
+            }
+            let changed = "(\(assigned.map { comparable($0, "\(row).\(q($0))") }.joined(separator: ", ")), NULL) IS DISTINCT FROM (\(assigned.map { comparable($0, newValue($0)) }.joined(separator: ", ")), NULL)"
             action = "DO UPDATE SET \(set) WHERE \(newer) AND \(changed)"
         }
         let returned = try connection.query(
@@ -249,7 +193,7 @@ struct PostgresUpsert {
     private func insertAll(_ connection: PostgresConnection, counts: inout OutcomeCounts) throws {
         let inserted = try count(
             connection,
-            "WITH added AS (INSERT INTO \(table) (\(list(columns))) SELECT \(list(columns)) FROM \(staging) ORDER BY sqlimport_seq RETURNING 1) SELECT count(*) FROM added")
+            "WITH added AS (INSERT INTO \(table) (\(list(columns))) SELECT \(list(columns)) FROM \(staging) WHERE sqlimport_round > 0 ORDER BY sqlimport_seq RETURNING 1) SELECT count(*) FROM added")
         counts.inserted += inserted
     }
 

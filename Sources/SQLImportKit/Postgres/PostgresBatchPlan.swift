@@ -1,0 +1,70 @@
+/// How one batch's records are applied, decided in input order on the writing thread, as
+/// the SQLite target decides it (`ImportRun+Keys`):
+/// - a record is superseded (dropped, counted as a repeated key) under `--merge replace`
+///   when the next record sharing its conflict-target key or its primary key has the same
+///   shape and the same value in every key column: writing both would leave the same row;
+/// - every other record gets a round: one more than the latest earlier record of the
+///   batch sharing either key, so that no statement touches a row twice and records of
+///   one row apply in input order;
+/// - a record is a repeat when an earlier record of the run shared either key (it lands
+///   on a row the run already touched).
+struct PostgresBatchPlan {
+    /// Per row: 0 when superseded, else its round (1, 2, ...).
+    var rounds: [Int32]
+    /// Records superseded or landing on a key the run met before.
+    var repeats = 0
+    /// True when a key is shared by records of different shapes: the batch is then
+    /// applied in runs of consecutive records of one shape, in input order.
+    var shapesShareKeys = false
+
+    /// - Parameters:
+    ///   - keys: per row, the hashes of its complete conflict-target key and of its
+    ///     complete primary key (nil where a column is NULL or missing).
+    ///   - identities: per row, the text of every key column, for exact comparison.
+    ///   - shapes: per row, a number naming its shape.
+    ///   - seen: the hashes of the keys earlier batches met (updated).
+    ///   - duplicate: called for the first repeat when repeats are errors, with the rows.
+    init(
+        keys: [(target: Int?, primary: Int?)], identities: [[UInt8]], shapes: [Int], supersedes: Bool, seen: inout Set<Int>,
+        duplicate: ((_ earlier: Int?, _ later: Int) throws -> Void)?
+    ) rethrows {
+        let count = keys.count
+        rounds = Array(repeating: 1, count: count)
+        // Backwards: the next record sharing a key.
+        var nextByKey: [Int: Int] = [:]
+        for row in stride(from: count - 1, through: 0, by: -1) {
+            let (target, primary) = keys[row]
+            let next = [target.flatMap { nextByKey[$0] }, primary.flatMap { nextByKey[$0] }].compactMap { $0 }.min()
+            if supersedes, let next, shapes[next] == shapes[row], identities[next] == identities[row] {
+                rounds[row] = 0
+            }
+            if let target { nextByKey[target] = row }
+            if let primary { nextByKey[primary] = row }
+        }
+        var latest: [Int: (round: Int32, row: Int)] = [:]
+        var shapeOfKey: [Int: Int] = [:]
+        for row in 0 ..< count {
+            let (target, primary) = keys[row]
+            let rowKeys = [target, primary].compactMap { $0 }
+            for key in rowKeys {
+                if let shape = shapeOfKey.updateValue(shapes[row], forKey: key), shape != shapes[row] { shapesShareKeys = true }
+            }
+            if rounds[row] == 0 {
+                repeats += 1
+                let later = (row + 1 ..< count).first { next in rowKeys.contains { [keys[next].target, keys[next].primary].contains($0) } }
+                try duplicate?(row, later ?? row)
+                continue
+            }
+            let earlier = rowKeys.compactMap { latest[$0] }.max { $0.round < $1.round }
+            rounds[row] = (earlier?.round ?? 0) + 1
+            if earlier != nil || rowKeys.contains(where: { seen.contains($0) }) {
+                repeats += 1
+                try duplicate?(earlier?.row, row)
+            }
+            for key in rowKeys {
+                latest[key] = (rounds[row], row)
+                seen.insert(key)
+            }
+        }
+    }
+}
