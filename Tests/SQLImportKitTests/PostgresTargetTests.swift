@@ -49,6 +49,12 @@ import Testing
         #expect(pgRows == liteRows)
         #expect(try PostgresServer.query(url, "SELECT count(*) FROM items") == "22\n")
         #expect(pgRows.contains("line one\nline two"), "a newline in a value survives COPY's escaping")
+        // A dry run says so and leaves nothing; repeated keys are warned about.
+        TestSupport.write(#"{"id":"z","libraryID":9,"remoteID":"z","updatedAt":"1"}"# + "\n" + #"{"id":"z","libraryID":9,"remoteID":"z","updatedAt":"2"}"# + "\n", to: directory.appendingPathComponent("twice.jsonl"))
+        let dry = try TestSupport.run(["twice.jsonl", "--table", "items", "--upsert", "libraryID,remoteID", "--db", url, "--dry-run"], in: directory)
+        #expect(dry.stderr.contains("sqlimport: warning: 1 record(s) repeat the key of an earlier record"), "\(dry.stderr)")
+        #expect(dry.stderr.contains("dry run: rolled back, nothing written"), "\(dry.stderr)")
+        #expect(try PostgresServer.query(url, "SELECT count(*) FROM items WHERE id = 'z'") == "0\n")
         // The summary line never shows a password.
         #expect(!(try TestSupport.run(steps[1] + ["--db", url.replacingOccurrences(of: "postgres@", with: "postgres:secret@")], in: directory).stderr.contains("secret")))
     }

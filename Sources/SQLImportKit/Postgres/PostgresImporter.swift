@@ -42,6 +42,15 @@ public struct PostgresImporter {
             throw error
         }
         var summary = run.summary
+        summary.dryRun = options.dryRun
+        if summary.counts.duplicateKeys > 0 {
+            summary.warnings.append(
+                "\(summary.counts.duplicateKeys) record(s) repeat the key of an earlier record; the later record won. Pass --duplicate-keys error to refuse such input")
+        }
+        if summary.counts.nullKey > 0 {
+            summary.warnings.append(
+                "\(summary.counts.nullKey) record(s) have a NULL key column or fall outside the partial index's predicate, and the input supplies no primary key: they were inserted as new rows (--null-key insert), and a re-run will insert them again")
+        }
         summary.finishedAt = Date()
         return summary
     }
