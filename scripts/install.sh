@@ -9,6 +9,7 @@
 #   PREFIX/share/bash-completion/completions/sqlimport
 #   PREFIX/share/zsh/site-functions/_sqlimport
 #   PREFIX/share/fish/vendor_completions.d/sqlimport.fish
+#   PREFIX/share/sqlimport/BUILD            (the commit, for --version)
 #
 # Building needs a Swift 6 toolchain and the C libraries of scripts/install-deps.sh; the
 # installed binary needs neither the toolchain nor its runtime (libzstd, zlib and
@@ -36,5 +37,10 @@ install -m 644 "$scratch/plugins/GenerateManual/outputs/sqlimport/sqlimport.1" "
 "$prefix/bin/sqlimport" --generate-completion-script bash >"$prefix/share/bash-completion/completions/sqlimport"
 "$prefix/bin/sqlimport" --generate-completion-script zsh >"$prefix/share/zsh/site-functions/_sqlimport"
 "$prefix/bin/sqlimport" --generate-completion-script fish >"$prefix/share/fish/vendor_completions.d/sqlimport.fish"
+# The commit this binary was built from, for `sqlimport --version`.
+mkdir -p "$prefix/share/sqlimport"
+commit=$(git rev-parse --short=12 HEAD 2>/dev/null || echo "unknown (not a git checkout)")
+[ -z "$(git status --porcelain 2>/dev/null)" ] || commit="$commit (with uncommitted changes)"
+echo "$commit, $(date -u +%Y-%m-%d)" >"$prefix/share/sqlimport/BUILD"
 size=$(du -h "$prefix/bin/sqlimport" | cut -f1)
 echo "installed $prefix/bin/sqlimport ($size), its man page and completions" >&2

@@ -35,7 +35,16 @@ struct SQLImportCommand: ParsableCommand {
 
     /// `--version`: sqlimport's release and the libraries it runs with.
     static var versionText: String {
-        "sqlimport \(version)\nSQLite \(LinkedLibraries.sqlite) · zstd \(LinkedLibraries.zstd) · zlib \(LinkedLibraries.zlib)"
+        "sqlimport \(version)\nSQLite \(LinkedLibraries.sqlite) · zstd \(LinkedLibraries.zstd) · zlib \(LinkedLibraries.zlib)\n\(buildText)"
+    }
+
+    /// `build <commit>` from the file `scripts/install.sh` writes next to the installed
+    /// binary (`PREFIX/share/sqlimport/BUILD`); a binary run from `.build/` says so.
+    static var buildText: String {
+        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        let file = binary.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("share/sqlimport/BUILD")
+        if let text = try? String(contentsOf: file, encoding: .utf8) { return "build " + text.trimmingCharacters(in: .whitespacesAndNewlines) }
+        return "build: not installed (a development build; scripts/install.sh records the commit)"
     }
 
     static func main() {

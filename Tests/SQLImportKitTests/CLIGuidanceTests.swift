@@ -68,8 +68,16 @@ import Testing
     @Test func versionNamesTheLibrariesItRunsWith() throws {
         let result = try TestSupport.run(["--version"], in: TestSupport.packageRoot)
         let lines = result.stdout.split(separator: "\n")
-        #expect(lines.count == 2)
-        #expect(lines.last?.hasPrefix("SQLite 3.") == true && lines.last?.contains("· zstd 1.") == true && lines.last?.contains("· zlib 1.") == true)
+        #expect(lines.count == 3)
+        #expect(lines.last?.hasPrefix("build") == true)
+        // An installed binary names its commit (scripts/install.sh writes share/sqlimport/BUILD).
+        let prefix = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(prefix) }
+        _ = try TestSupport.runShell(
+            "mkdir -p bin share/sqlimport && cp '\(TestSupport.executable.path)' bin/ && echo 'abc123def456, 2026-11-25' > share/sqlimport/BUILD", in: prefix)
+        let installed = try TestSupport.run(["--version"], in: prefix, executable: prefix.appendingPathComponent("bin/sqlimport"))
+        #expect(installed.stdout.hasSuffix("\nbuild abc123def456, 2026-11-25\n"), "\(installed.stdout)")
+        #expect(lines[1].hasPrefix("SQLite 3.") && lines[1].contains("· zstd 1.") && lines[1].contains("· zlib 1."))
     }
 
     // MARK: - Messages that lead to the fix
