@@ -32,11 +32,13 @@ struct PostgresBatchPlan {
         rounds = Array(repeating: 1, count: count)
         // Backwards: the next record sharing a key.
         var nextByKey: [Int: Int] = [:]
+        var superseder = Array(repeating: -1, count: count)
         for row in stride(from: count - 1, through: 0, by: -1) {
             let (target, primary) = keys[row]
             let next = [target.flatMap { nextByKey[$0] }, primary.flatMap { nextByKey[$0] }].compactMap { $0 }.min()
             if supersedes, let next, shapes[next] == shapes[row], identities[next] == identities[row] {
                 rounds[row] = 0
+                superseder[row] = next
             }
             if let target { nextByKey[target] = row }
             if let primary { nextByKey[primary] = row }
@@ -51,8 +53,7 @@ struct PostgresBatchPlan {
             }
             if rounds[row] == 0 {
                 repeats += 1
-                let later = (row + 1 ..< count).first { next in rowKeys.contains { [keys[next].target, keys[next].primary].contains($0) } }
-                try duplicate?(row, later ?? row)
+                try duplicate?(row, superseder[row])
                 continue
             }
             let earlier = rowKeys.compactMap { latest[$0] }.max { $0.round < $1.round }
