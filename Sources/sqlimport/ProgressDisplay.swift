@@ -16,7 +16,7 @@ final class ProgressDisplay {
     let style: Style
     private let started = Date()
     private var lastDraw = Date.distantPast
-    private var lastPhase: ImportProgress.Phase?
+    private var lastPhase: String?
     private var drawn = false
     /// Seconds between plain or JSON lines (`SQLIMPORT_PROGRESS_INTERVAL` overrides, for tests).
     private let interval: TimeInterval
@@ -40,12 +40,8 @@ final class ProgressDisplay {
     }
 
     func update(_ progress: ImportProgress) {
-        let now = Date()
-        let phaseChanged = progress.phase != lastPhase
-        guard phaseChanged || now.timeIntervalSince(lastDraw) >= interval else { return }
-        lastDraw = now
-        lastPhase = progress.phase
-        let elapsed = max(now.timeIntervalSince(started), 0.001)
+        guard isDue(phase: progress.phase.rawValue) else { return }
+        let elapsed = max(Date().timeIntervalSince(started), 0.001)
         draw(text(progress, elapsed: elapsed), json: json(progress, elapsed: elapsed))
     }
 
@@ -56,12 +52,8 @@ final class ProgressDisplay {
 
     /// A snapshot's progress: `compressing · 45.0% · 120.0 / 260.0 MB`.
     func update(_ progress: SnapshotProgress) {
+        guard isDue(phase: progress.phase.rawValue) else { return }
         let fraction = progress.totalBytes.map { $0 > 0 ? Double(progress.bytesDone) / Double($0) : 1 }
-        let now = Date()
-        let phaseChanged = progress.phase.rawValue != lastSnapshotPhase
-        guard phaseChanged || now.timeIntervalSince(lastDraw) >= interval else { return }
-        lastSnapshotPhase = progress.phase.rawValue
-        lastDraw = now
         var parts = [progress.phase.rawValue]
         if let fraction { parts.append(String(format: "%.1f%%", fraction * 100)) }
         if let total = progress.totalBytes {
@@ -70,7 +62,14 @@ final class ProgressDisplay {
         draw(parts.joined(separator: " · "), json: "{\"phase\":\"\(progress.phase.rawValue)\",\"bytesDone\":\(progress.bytesDone)" + (progress.totalBytes.map { ",\"totalBytes\":\($0)" } ?? "") + "}")
     }
 
-    private var lastSnapshotPhase: String?
+    /// A new phase draws at once; the same phase at most once per `interval`.
+    private func isDue(phase: String) -> Bool {
+        let now = Date()
+        guard phase != lastPhase || now.timeIntervalSince(lastDraw) >= interval else { return false }
+        lastDraw = now
+        lastPhase = phase
+        return true
+    }
 
     private func draw(_ text: String, json: String) {
         switch style {

@@ -40,10 +40,11 @@ enum SummaryFormatter {
     static func failureLine(_ partial: ImportSummary) -> String {
         let subject = "\(partial.database) \(partial.table)"
         if partial.counts.read == 0 || partial.dryRun { return "\(subject): stopped, nothing committed" }
-        return line(partial).replacingOccurrences(of: "\(subject): ", with: "\(subject): stopped; committed before it (re-run with --resume): ")
+        return line(partial, status: "stopped; committed before it (re-run with --resume): ")
     }
 
-    static func line(_ summary: ImportSummary) -> String {
+    /// - Parameter status: words between the subject and the counts.
+    static func line(_ summary: ImportSummary, status: String = "") -> String {
         let counts = summary.counts
         var parts = ["\(grouped(counts.read)) read"]
         if summary.parseOnly {
@@ -68,7 +69,7 @@ enum SummaryFormatter {
         parts.append(String(format: "%.1f s (%@ rows/s)", seconds, abbreviated(Double(counts.read) / seconds)))
         if summary.dryRun { parts.append("dry run: rolled back, nothing written") }
         let subject = summary.parseOnly ? summary.table : "\(summary.database) \(summary.table)"
-        return "\(subject): " + parts.joined(separator: " · ")
+        return "\(subject): " + status + parts.joined(separator: " · ")
     }
 
     static func grouped(_ value: Int) -> String {

@@ -57,8 +57,7 @@ final class ImportRun {
     var resumeOffsetOfInput: [Int: Int64] = [:]
     var countsAtLastCommit = OutcomeCounts()
     var deferredIndexes = DeferredIndexes()
-    /// Per input, the file bytes read by the end of the latest batch (for progress).
-    var fileBytesRead: [Int64] = []
+    var fileProgress = FileProgress()
     /// Columns of a table this run created, whose types it inferred, with the records
     /// it sampled (lowercased names).
     var inferredTypes: [String: Int] = [:]
@@ -91,8 +90,6 @@ final class ImportRun {
         rejectsFile?.close()
     }
 
-    /// The summary of a run that failed: what was read, and the counts as of the last
-    /// commit (nothing, without --commit-every).
     /// What a failed run leaves: the counts of what it committed (with --commit-every,
     /// up to its last checkpoint; else nothing), `read` included.
     var summaryAfterFailure: ImportSummary {
@@ -188,21 +185,16 @@ final class ImportRun {
         for record in batch.rejects { try reject(record) }
         summary.counts.numbersKeptAsText += batch.numbersKeptAsText
         summary.inputs[batch.inputIndex].bytesRead = batch.inputBytesConsumed
-        if fileBytesRead.count <= batch.inputIndex { fileBytesRead += repeatElement(0, count: batch.inputIndex + 1 - fileBytesRead.count) }
-        fileBytesRead[batch.inputIndex] = batch.fileBytesConsumed
+        fileProgress.record(batch)
     }
 
     /// Tells the caller where the run stands (`ImportProgress`).
     func report(phase: ImportProgress.Phase) {
         guard let progress else { return }
-        let sizes = summary.inputs.map(\.bytes)
-        let total: Int64? = sizes.contains(where: { $0 == nil }) || summary.inputs.count < options.inputs.count ? nil : sizes.reduce(0) { $0 + $1! }
         var written = summary.counts.rejected + summary.counts.nullKey
         if let counts = session?.counts { written += counts.inserted + counts.updated + counts.unchanged + counts.skipped + counts.ignored }
         if phase != .writing { written = summary.counts.read }
-        progress(ImportProgress(
-            phase: phase, rowsRead: summary.counts.read, rowsWritten: min(written, summary.counts.read),
-            bytesRead: fileBytesRead.reduce(0, +), totalBytes: total))
+        progress(fileProgress.progress(phase: phase, summary: summary, inputCount: options.inputs.count, rowsWritten: written))
     }
 
     func syncCounts() {

@@ -24,7 +24,7 @@ final class PostgresRun {
     /// Staging tables by shape (the sorted column names the records have).
     var stagingOfShape: [[String]: String] = [:]
     var sequence: Int64 = 0
-    var fileBytesRead: [Int64] = []
+    var fileProgress = FileProgress()
     /// The hashes of the keys this run has met (`PostgresBatchPlan`).
     var seenKeys = Set<Int>()
 
@@ -108,8 +108,7 @@ final class PostgresRun {
         }
         summary.counts.read += batch.rowCount
         summary.inputs[batch.inputIndex].bytesRead = batch.inputBytesConsumed
-        if fileBytesRead.count <= batch.inputIndex { fileBytesRead += repeatElement(0, count: batch.inputIndex + 1 - fileBytesRead.count) }
-        fileBytesRead[batch.inputIndex] = batch.fileBytesConsumed
+        fileProgress.record(batch)
         // The key columns' fields: in every record's shape (a missing one is NULL).
         func fields(of key: PostgresSchema.UniqueKey?) -> [Int]? {
             guard let key else { return nil }
@@ -235,7 +234,10 @@ final class PostgresRun {
     static func appendText(of cell: Cell, bytes: UnsafePointer<UInt8>, _ append: (UnsafeRawBufferPointer) -> Void) {
         switch cell.kind {
         case .absent, .null: return
-        case .integer: String(cell.payload).utf8CString.withUnsafeBytes { append(UnsafeRawBufferPointer(rebasing: $0.dropLast())) }
+        case .integer:
+            var digits: [UInt8] = []
+            appendDigits(cell.payload, to: &digits)
+            digits.withUnsafeBytes(append)
         case .real: "\(cell.doubleValue)".utf8CString.withUnsafeBytes { append(UnsafeRawBufferPointer(rebasing: $0.dropLast())) }
         case .text, .untypedText, .json, .numberAsText: append(UnsafeRawBufferPointer(start: bytes + Int(cell.payload), count: Int(cell.length)))
         }
@@ -303,28 +305,33 @@ final class PostgresRun {
         try batch.bytes.withUnsafeBufferPointer { buffer in
             let bytes = buffer.baseAddress!
             for row in rows {
-                out.append(contentsOf: String(sequence).utf8)
+                Self.appendDigits(sequence, to: &out)
                 sequence += 1
                 out.append(0x09)
-                out.append(contentsOf: String(rounds[row]).utf8)
+                Self.appendDigits(Int64(rounds[row]), to: &out)
+                // A record read before a field first appeared has no cell for it.
+                let width = batch.rowEnd(row) - batch.rowStarts[row]
                 for field in fields {
                     out.append(0x09)
-                    let cell = batch.cell(row: row, column: field)
+                    let cell = field < width ? batch.cell(row: row, column: field) : .absent
                     switch cell.kind {
                     case .absent, .null:
                         out.append(contentsOf: [0x5C, 0x4E])  // \N
+                        continue
                     case .integer:
-                        out.append(contentsOf: String(cell.payload).utf8)
-                    case .real:
-                        out.append(contentsOf: "\(cell.doubleValue)".utf8)
+                        Self.appendDigits(cell.payload, to: &out)
+                        continue
                     case .text, .untypedText, .json, .numberAsText:
-                        let text = UnsafeBufferPointer(start: bytes + Int(cell.payload), count: Int(cell.length))
-                        if text.contains(0) {
+                        if UnsafeBufferPointer(start: bytes + Int(cell.payload), count: Int(cell.length)).contains(0) {
                             throw PostgresError(
                                 kind: .data,
                                 message: "field \(SQLIdentifier.quote(fieldNames[field])) holds a NUL character, which PostgreSQL text cannot store; remove it from the input",
                                 position: batch.position(row: row, inputName: inputNames[batch.inputIndex]))
                         }
+                    case .real:
+                        break
+                    }
+                    Self.appendText(of: cell, bytes: bytes) { text in
                         for byte in text {
                             switch byte {
                             case 0x5C: out.append(contentsOf: [0x5C, 0x5C])
@@ -342,10 +349,23 @@ final class PostgresRun {
         return out
     }
 
+    /// `value`'s decimal digits, without a String per value.
+    static func appendDigits(_ value: Int64, to out: inout [UInt8]) {
+        if value < 0 { out.append(0x2D) }
+        var magnitude = value.magnitude
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for 20 digits
+        withUnsafeMutableBytes(of: &digits) { room in
+            var index = room.count
+            repeat {
+                index -= 1
+                room[index] = UInt8(0x30 + magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            out.append(contentsOf: room[index...])
+        }
+    }
+
     private func report(_ phase: ImportProgress.Phase) {
-        guard let progress else { return }
-        let sizes = summary.inputs.map(\.bytes)
-        let total: Int64? = sizes.contains(where: { $0 == nil }) || summary.inputs.count < options.inputs.count ? nil : sizes.reduce(0) { $0 + $1! }
-        progress(ImportProgress(phase: phase, rowsRead: summary.counts.read, rowsWritten: summary.counts.read, bytesRead: fileBytesRead.reduce(0, +), totalBytes: total))
+        progress?(fileProgress.progress(phase: phase, summary: summary, inputCount: options.inputs.count, rowsWritten: summary.counts.read))
     }
 }
