@@ -178,11 +178,12 @@ struct Import: ParsableCommand {
             }
         }
         let importer = Importer(options: options)
+        let postgresImporter = PostgresImporter(options: options)
         let summary: ImportSummary
         do {
             let callback = display.map { display in { (progress: ImportProgress) in display.update(progress) } }
             if PostgresConnection.isURL(options.databasePath) && !options.parseOnly {
-                summary = try PostgresImporter(options: options).run(progress: callback)
+                summary = try postgresImporter.run(progress: callback)
             } else {
                 summary = try importer.run(progress: callback)
             }
@@ -191,7 +192,7 @@ struct Import: ParsableCommand {
             display?.finish()
             let code = ExitStatus.code(for: error)
             FileHandle.standardError.writeLine("sqlimport: error: \(ExitStatus.message(for: error))")
-            if let partial = importer.partialSummary {
+            if let partial = importer.partialSummary ?? postgresImporter.partialSummary {
                 // A usage error stops the run before any record: no summary to give.
                 if !output.quiet && code != ExitStatus.usage { FileHandle.standardError.writeLine(SummaryFormatter.failureLine(partial)) }
                 if let report = output.report { try? ReportWriter.write(partial, exitCode: code, error: ExitStatus.message(for: error), to: report) }

@@ -28,6 +28,8 @@ enum ReportWriter {
         var addedColumns: [String]?
         var createdIndex: String?
         var deferredIndexes: [String]?
+        /// Why the deferred unique indexes were built during the load.
+        var indexesBuiltEarly: String?
         /// Enum groups applied (`--enum`, or recognised), as `FIELD=COL,COL`.
         var enumGroups: [String]?
         /// The order records were applied in: sorted by key in runs, or input order and why.
@@ -54,7 +56,7 @@ enum ReportWriter {
             conflictTarget: summary.conflictTarget, conflictPredicate: summary.conflictPredicate, fallbackKey: summary.fallbackKey,
             merge: summary.merge, strategy: summary.strategy, rowsPerStatement: summary.rowsPerStatement, counts: summary.counts, resumedRecords: summary.resumedRecords,
             restartedInputs: summary.restartedInputs, createdTable: summary.createdTable, addedColumns: summary.addedColumns,
-            createdIndex: summary.createdIndex, deferredIndexes: summary.deferredIndexes, enumGroups: summary.enumGroups, keyOrder: summary.keyOrder,
+            createdIndex: summary.createdIndex, deferredIndexes: summary.deferredIndexes, indexesBuiltEarly: summary.indexesBuiltEarly, enumGroups: summary.enumGroups, keyOrder: summary.keyOrder,
             deleteCandidates: summary.deleteCandidates, deletionsWithheld: summary.deletionsWithheld,
             warnings: summary.warnings, firstRejects: summary.firstRejects.isEmpty ? nil : summary.firstRejects, startedAt: summary.startedAt, finishedAt: summary.finishedAt, durationSeconds: seconds,
             rowsPerSecond: Double(summary.counts.read) / seconds,

@@ -16,7 +16,8 @@ enum SummaryFormatter {
         if let index = summary.createdIndex { lines.append("\(verb)created index: \(index)") }
         if !summary.deferredIndexes.isEmpty {
             lines.append(
-                "built index\(summary.deferredIndexes.count == 1 ? "" : "es") \(summary.deferredIndexes.map(SQLIdentifier.quote).joined(separator: ", ")) after the load (dropped for a first load into an empty table, rebuilt before the commit)")
+                "built index\(summary.deferredIndexes.count == 1 ? "" : "es") \(summary.deferredIndexes.map(SQLIdentifier.quote).joined(separator: ", ")) once after the load, not row by row (a first load into an empty table)"
+                    + (summary.indexesBuiltEarly.map { "; the unique ones during it, at \($0)" } ?? ""))
         }
         return lines
     }

@@ -236,4 +236,32 @@ import Testing
         #expect(unsupported.status == 64)
         #expect(unsupported.stderr.contains("--commit-every/--resume do not apply to a PostgreSQL database yet"), "\(unsupported.stderr)")
     }
+
+    /// SIGTERM in the middle of a load (standard input still open): the transaction is
+    /// rolled back, the summary says so, exit 143.
+    @Test func sigtermRollsBackTheTransactionAndExits143() throws {
+        let url = try PostgresServer.database(schema: Self.schemaName(#function), setUp: Self.itemsSchema)
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let process = Process()
+        process.executableURL = TestSupport.executable
+        process.arguments = ["-", "--db", url, "--table", "items", "--upsert", "libraryID,remoteID"]
+        let input = Pipe()
+        let errors = directory.appendingPathComponent("stderr.txt")
+        FileManager.default.createFile(atPath: errors.path, contents: nil)
+        process.standardInput = input
+        process.standardError = try FileHandle(forWritingTo: errors)
+        try process.run()
+        let records = (1 ... 25).map { #"{"id":"id-\#($0)","libraryID":1,"remoteID":"r\#($0)","updatedAt":"2026-11-01"}"# }
+        input.fileHandleForWriting.write(Data((records.joined(separator: "\n") + "\n").utf8))
+        Thread.sleep(forTimeInterval: 1.0)
+        process.terminate()
+        process.waitUntilExit()
+        try? input.fileHandleForWriting.close()
+        let stderr = try String(contentsOf: errors, encoding: .utf8)
+        #expect(process.terminationStatus == 143, "\(stderr)")
+        #expect(stderr.contains("interrupted by signal 15"), "\(stderr)")
+        #expect(stderr.contains("nothing committed"), "\(stderr)")
+        #expect(try PostgresServer.query(url, "SELECT count(*) FROM items") == "0\n")
+    }
 }

@@ -77,46 +77,98 @@ extension ImportRun {
                 plan.shapes.append(shape)
                 plan.inside.append(inside)
                 if summary.statementSQL == nil {
-                    summary.statementSQL = shape.statement.sql(rowCount: 1)
-                    if let fallback = shape.statement.fallback?.statement {
-                        summary.statementSQL! += "\n-- a record that \(shape.statement.fallbackCondition) runs instead:\n"
+                    let statement = session.upsertStatement(of: shape)
+                    summary.statementSQL = statement.sql(rowCount: 1)
+                    if let fallback = statement.fallback?.statement {
+                        summary.statementSQL! += "\n-- a record that \(statement.fallbackCondition) runs instead:\n"
                             + fallback.sql(rowCount: 1)
                     }
                 }
             }
             try decideKeys(of: batch, rows: rows, inputName: inputName, plan: &plan)
-            // Runs of consecutive records of one shape that are written, never holding two
-            // records with the same key (`decideKeys`).
-            var runStart = firstRow
-            var runShape: RowShape?
-            var runEnd = Int.max
-            for row in rows {
-                let index = row - firstRow
-                if !plan.tombstones.isEmpty && plan.tombstones.contains(index) {
-                    // Everything before it is written first, so that order holds.
-                    if let runShape {
-                        try strategy.write(runStart ..< row, of: batch, shape: runShape, session: session, inputName: inputName, bytes: bytes)
-                    }
-                    runShape = nil
-                    runStart = row + 1
-                    runEnd = Int.max
-                    if plan.decisions[index] == .write { try deleteTombstone(row: row, of: batch, inputName: inputName, bytes: bytes) }
-                    continue
-                }
-                let shape: RowShape? = plan.decisions[index] == .write ? plan.shapes[index] : nil
-                if shape !== runShape || row >= runEnd {
-                    runEnd = Int.max
-                    if let runShape {
-                        try strategy.write(runStart ..< row, of: batch, shape: runShape, session: session, inputName: inputName, bytes: bytes)
-                    }
-                    runShape = shape
-                    runStart = row
-                }
-                if shape != nil, plan.next[index] >= 0 { runEnd = min(runEnd, firstRow + plan.next[index]) }
+            if firstLoadKeys != nil, try mayConflict(rows, of: batch, plan: plan, inputName: inputName) {
+                for row in rows { plan.shapes[row - firstRow] = session.shape(of: row, in: batch) }
             }
-            if let runShape {
-                try strategy.write(runStart ..< rows.upperBound, of: batch, shape: runShape, session: session, inputName: inputName, bytes: bytes)
+            var from = firstRow
+            while true {
+                do {
+                    try writeRuns(from ..< rows.upperBound, firstRow: firstRow, of: batch, plan: plan, session: session, inputName: inputName, bytes: bytes)
+                    break
+                } catch let conflict as InsertsOnlyConflict {
+                    // SQLite undid the failed statement: its records and the ones after it
+                    // go again, through the upsert statements.
+                    let position = batch.position(row: conflict.row, inputName: inputName)
+                    try endInsertsOnly(at: "\(position)", "a record whose key may repeat an earlier record's (SQLite refused its plain insert)")
+                    for row in conflict.row ..< rows.upperBound { plan.shapes[row - firstRow] = session.shape(of: row, in: batch) }
+                    from = conflict.row
+                }
             }
+        }
+    }
+
+    /// Adds the conflict-target keys of the records of `rows` that will be written to
+    /// `firstLoadKeys`, and ends the plain inserts (`endInsertsOnly`) when one may repeat
+    /// an earlier record's key, or when the set is full. Returns whether it ended them.
+    private func mayConflict(_ rows: Range<Int>, of batch: RecordBatch, plan: BatchPlan, inputName: String) throws -> Bool {
+        guard let keys = firstLoadKeys else { return false }
+        for row in rows {
+            let index = row - rows.lowerBound
+            guard plan.decisions[index] == .write, plan.inside[index], plan.tombstones.isEmpty || !plan.tombstones.contains(index) else { continue }
+            let shape = plan.shapes[index]
+            let columns = keyColumns(of: shape).target
+            guard let fingerprint = KeyLedger.fingerprint(row: row, of: batch, shape: shape, columns: columns, domain: 0) else { continue }
+            guard KeyLedger.isExact(row: row, of: batch, shape: shape, columns: columns) else {
+                try endInsertsOnly(at: "\(batch.position(row: row, inputName: inputName))", "a key value SQLite may store in another form than it is written")
+                return true
+            }
+            switch keys.insert(fingerprint) {
+            case .added:
+                continue
+            case .present:
+                try endInsertsOnly(at: "\(batch.position(row: row, inputName: inputName))", "a record whose conflict-target key may repeat an earlier record's")
+            case .full:
+                try endInsertsOnly(at: "\(batch.position(row: row, inputName: inputName))", "the first load's \(keys.count) distinct keys filled the key set (a sixteenth of --cache-mib)")
+            }
+            return true
+        }
+        return false
+    }
+
+    /// Writes the runs of consecutive records of one shape in `rows`, never holding two
+    /// records with the same key (`decideKeys`).
+    private func writeRuns(
+        _ rows: Range<Int>, firstRow: Int, of batch: RecordBatch, plan: BatchPlan, session: WriteSession, inputName: String,
+        bytes: UnsafePointer<UInt8>
+    ) throws {
+        var runStart = rows.lowerBound
+        var runShape: RowShape?
+        var runEnd = Int.max
+        for row in rows {
+            let index = row - firstRow
+            if !plan.tombstones.isEmpty && plan.tombstones.contains(index) {
+                // Everything before it is written first, so that order holds.
+                if let runShape {
+                    try strategy.write(runStart ..< row, of: batch, shape: runShape, session: session, inputName: inputName, bytes: bytes)
+                }
+                runShape = nil
+                runStart = row + 1
+                runEnd = Int.max
+                if plan.decisions[index] == .write { try deleteTombstone(row: row, of: batch, inputName: inputName, bytes: bytes) }
+                continue
+            }
+            let shape: RowShape? = plan.decisions[index] == .write ? plan.shapes[index] : nil
+            if shape !== runShape || row >= runEnd {
+                runEnd = Int.max
+                if let runShape {
+                    try strategy.write(runStart ..< row, of: batch, shape: runShape, session: session, inputName: inputName, bytes: bytes)
+                }
+                runShape = shape
+                runStart = row
+            }
+            if shape != nil, plan.next[index] >= 0 { runEnd = min(runEnd, firstRow + plan.next[index]) }
+        }
+        if let runShape {
+            try strategy.write(runStart ..< rows.upperBound, of: batch, shape: runShape, session: session, inputName: inputName, bytes: bytes)
         }
     }
 

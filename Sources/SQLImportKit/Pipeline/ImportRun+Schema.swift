@@ -320,8 +320,9 @@ extension ImportRun {
         let guarded = tableIsReal && options.usesGuardedStatements
         let session = WriteSession(
             db: db, schema: schema, target: target, policy: options.merge,
-            guardable: guarded ? try IndexedColumns.read(db, table: table) : [], mayReorderKeyClauses: guarded)
+            guardable: guarded ? try guardableColumns ?? IndexedColumns.read(db, table: table) : [], mayReorderKeyClauses: guarded)
         session.inferredTypes = inferredTypes
+        if firstLoadKeys != nil { session.beginInsertsOnly() }
         if deferredIndexes.hasUnique {
             session.counters.conflictsNeedIndexes = true
             session.buildDeferredUniqueIndexes = { [unowned self] in try deferredIndexes.rebuildUnique(db, table: table) }

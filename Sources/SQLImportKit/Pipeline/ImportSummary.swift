@@ -27,6 +27,9 @@ public struct ImportSummary: Sendable, Codable {
     public var createdIndex: String?
     /// Secondary indexes built after the load instead of row by row (a first load).
     public var deferredIndexes: [String] = []
+    /// Why the deferred unique indexes were built during the load rather than after it:
+    /// the first record that could conflict (a repeated key), or the key budget spent.
+    public var indexesBuiltEarly: String?
     /// Enum groups the run applied (`--enum`, or recognised), as `FIELD=COL,COL`.
     public var enumGroups: [String] = []
     /// The order records were applied in (`KeyOrder`): sorted by key in runs, or the

@@ -16,12 +16,15 @@ import Foundation
 ///    counts come from `RETURNING` and from the rows left unchanged or skipped.
 ///
 /// `INSERT OR REPLACE`'s PostgreSQL cousins (DELETE + INSERT) are never used.
-public struct PostgresImporter {
+public final class PostgresImporter {
     public let options: ImportOptions
 
     public init(options: ImportOptions) {
         self.options = options
     }
+
+    /// After a failed run that had started reading: its summary, with nothing committed.
+    public private(set) var partialSummary: ImportSummary?
 
     /// Runs the import.
     /// - Throws: `PostgresError`, `ImportError`, `UpsertError`, `SchemaError`,
@@ -39,6 +42,10 @@ public struct PostgresImporter {
             try connection.execute(options.dryRun ? "ROLLBACK" : "COMMIT")
         } catch {
             try? connection.execute("ROLLBACK")
+            var failed = run.summary
+            failed.counts = OutcomeCounts()  // all or nothing
+            failed.finishedAt = Date()
+            partialSummary = failed
             throw error
         }
         var summary = run.summary

@@ -87,6 +87,9 @@ final class PostgresRun {
                 return
             }
         }
+        // A signal closes the reader's queues: the loop ends without `.finished`, and the
+        // transaction must not commit.
+        if let signal = options.cancellation?.signal { throw ImportError.interrupted(signal: signal) }
     }
 
     // MARK: - A batch

@@ -20,14 +20,27 @@ import GRDB
 /// at all when the database has a trigger or the table an `ON CONFLICT REPLACE` column,
 /// which could change rows without a conflict.
 ///
+/// The conflict target's own index is deferred too when it was made by `CREATE UNIQUE
+/// INDEX` (an upsert names it in `ON CONFLICT`, so its statements cannot run without it).
+/// The writer then inserts with plain `INSERT` statements (`WriteSession.insertsOnly`)
+/// while no record can conflict: the table was empty, so only a record repeating an
+/// earlier record's key can. Such a record is found before it is written, by its target
+/// key's fingerprint (`FingerprintSet`), or by SQLite, as a constraint failure of the
+/// primary key, which undoes the statement. Either way the unique indexes are built at
+/// once and the record and all after it go through the upsert statements.
+///
 /// Rebuilding runs the index's own SQL from `sqlite_master`.
 struct DeferredIndexes {
     private(set) var indexes: [(name: String, sql: String, unique: Bool)] = []
 
     var hasUnique: Bool { indexes.contains { $0.unique } }
 
-    /// Drops the eligible indexes of `table`, keeping `keep` (the conflict target's).
-    static func drop(_ db: Database, table: String, keep: String?) throws -> DeferredIndexes {
+    /// Whether index `name` is waiting to be built.
+    func defers(_ name: String?) -> Bool { indexes.contains { $0.name == name } }
+
+    /// Drops the eligible indexes of `table`; the conflict target's, `target`, only when
+    /// `deferTarget`.
+    static func drop(_ db: Database, table: String, target: String?, deferTarget: Bool) throws -> DeferredIndexes {
         var deferred = DeferredIndexes()
         let referenced = try Bool.fetchOne(db, sql: """
             SELECT EXISTS (SELECT 1 FROM sqlite_schema AS s, pragma_foreign_key_list(s.name) AS f
@@ -48,7 +61,7 @@ struct DeferredIndexes {
         for row in rows {
             let name: String = row["name"]
             let unique: Bool = row["unique"]
-            if name == keep { continue }
+            if name == target && !deferTarget { continue }
             if triggers.contains(where: { $0.contains(name.lowercased()) }) { continue }
             if unique && (!triggers.isEmpty || replaces) { continue }
             deferred.indexes.append((name, row["sql"], unique))

@@ -190,6 +190,41 @@ extension KeyLedger {
         return value == 0 ? 1 : value
     }
 
+    /// Whether `row`'s fingerprint over `columns` is certain to be equal to that of every
+    /// record SQLite would store under the same key: false for the spellings the
+    /// fingerprint does not normalise as SQLite's affinity does (a REAL into a TEXT
+    /// column, which SQLite renders as text; text a numeric column may convert, such as
+    /// ` 1`, `+1`, `1.` or `.5`). Counting tolerates those (`KeyLedger`); a first load that
+    /// runs plain inserts on the strength of the fingerprint does not (`FingerprintSet`).
+    static func isExact(row: Int, of batch: RecordBatch, shape: RowShape, columns: [KeyColumn]) -> Bool {
+        for column in columns {
+            let cell = batch.cell(row: row, column: shape.inputColumns[column.position])
+            switch cell.kind {
+            case .real where column.affinity == .text:
+                return false
+            case .text, .untypedText:
+                let numeric = column.affinity == .integer || column.affinity == .real || column.affinity == .numeric
+                    || column.affinity == .blob && cell.kind == .untypedText
+                guard numeric else { continue }
+                let exact = batch.withText(cell) { text -> Bool in
+                    if case .value = NumberText.parseInteger(text) { return true }
+                    if NumberText.isNumberSyntax(text) { return true }
+                    // Text that is not a number by JSON's syntax stays text unless it
+                    // starts, after spaces, like one.
+                    var index = 0
+                    while index < text.count, text[index] == UInt8(ascii: " ") || text[index] &- 9 < 5 { index += 1 }
+                    guard index < text.count else { return index == 0 }
+                    let first = text[index]
+                    return !(first &- UInt8(ascii: "0") < 10 || first == UInt8(ascii: "+") || first == UInt8(ascii: "-") || first == UInt8(ascii: "."))
+                }
+                if !exact { return false }
+            default:
+                continue
+            }
+        }
+        return true
+    }
+
     /// Numbers compare by value whatever their storage class: an integral Double hashes
     /// as the integer.
     private static func combine(number: Double, into hasher: inout KeyHasher) {

@@ -13,6 +13,7 @@ struct TypedStrategy: WriteStrategy {
                     statement, shape: shape, rows: row ..< row + 1, batch: batch, bytes: bytes,
                     atomic: session.usesSavepoints && session.onRecordFailure != nil)
             } catch {
+                if error.endsInsertsOnly { throw InsertsOnlyConflict(row: row) }
                 var failure = session.recordError(error, row: row, shape: shape, batch: batch, inputName: inputName)
                 if case .sqlite(let code, let message) = failure.reason, code == 3091 || code == 1299,
                     let reason = Self.explain(message, row: row, of: batch, shape: shape, session: session)

@@ -31,6 +31,10 @@ final class WriteSession {
     /// Builds the deferred unique indexes when the first conflict of a first load needs
     /// them (`DeferredIndexes`); the statement then runs again.
     var buildDeferredUniqueIndexes: (() throws -> Void)?
+    /// True while the conflict target's index is deferred for a first load
+    /// (`DeferredIndexes`): shapes get plain `INSERT` statements, and a constraint
+    /// failure means a record may conflict (`StepFailure.endsInsertsOnly`).
+    private(set) var insertsOnly = false
     /// Columns whose type this run inferred (lowercased), with the records it sampled:
     /// a value that does not fit names the inference and its fixes.
     var inferredTypes: [String: Int] = [:]
@@ -110,13 +114,8 @@ final class WriteSession {
     }
 
     func updateSchema(_ schema: TableSchema) {
-        for shape in shapes.values { shape.finalize() }
-        shapes.removeAll()
-        lastShape = nil
         self.schema = schema
-        if let predicate = target?.predicate {
-            partialFilter = PartialPredicateFilter(predicate: predicate, table: schema.name)
-        }
+        forgetShapes()
     }
 
     /// Sets the enum groups (see `enumColumns`); shapes are rebuilt.
@@ -128,6 +127,42 @@ final class WriteSession {
         enumGroupOfInput = groupOfInput
         let mapped = Set(mapping.map(\.input))
         enumMarkers = groupOfInput.filter { !mapped.contains($0.key) }.map { ($0.key, $0.value) }.sorted { $0.input < $1.input }
+    }
+
+    /// Writes plain inserts until `endInsertsOnly` (see `insertsOnly`).
+    func beginInsertsOnly() {
+        guard target != nil else { return }
+        insertsOnly = true
+        forgetShapes()
+    }
+
+    /// Goes back to the upsert statements, once the target's index exists again.
+    func endInsertsOnly() {
+        guard insertsOnly else { return }
+        insertsOnly = false
+        counters.conflictsNeedIndexes = false
+        forgetShapes()
+    }
+
+    /// Finalizes the shapes' statements, so that shapes are made again. The partial
+    /// filter is made again too: it keeps an evaluator per shape object.
+    private func forgetShapes() {
+        for shape in shapes.values { shape.finalize() }
+        shapes.removeAll()
+        lastShape = nil
+        if let predicate = target?.predicate {
+            partialFilter = PartialPredicateFilter(predicate: predicate, table: schema.name)
+        }
+    }
+
+    /// The statement a shape runs once the upsert statements are back: what the summary
+    /// shows while `insertsOnly`.
+    func upsertStatement(of shape: RowShape) -> UpsertStatement {
+        guard insertsOnly else { return shape.statement }
+        return RowShape(
+            inputColumns: shape.inputColumns, tableColumns: shape.tableColumns, schema: schema, target: target, policy: policy,
+            guardable: guardable, mayReorderKeyClauses: mayReorderKeyClauses, rowidName: rowidName
+        ).statement
     }
 
     func map(input: Int, toTableColumn table: Int) {
@@ -186,7 +221,7 @@ final class WriteSession {
     ///   under `coalesce` still clears the old case).
     private func makeShape(tableColumns: [Int], replacedColumns: Set<String> = []) -> RowShape {
         let shape = RowShape(
-            inputColumns: shapeKey, tableColumns: tableColumns, schema: schema, target: target, policy: policy, guardable: guardable,
+            inputColumns: shapeKey, tableColumns: tableColumns, schema: schema, target: insertsOnly ? nil : target, policy: policy, guardable: guardable,
             mayReorderKeyClauses: mayReorderKeyClauses, rowidName: rowidName, replacedColumns: replacedColumns)
         shapes[shapeKey] = shape
         lastShape = shape
@@ -244,6 +279,9 @@ final class WriteSession {
         var rolledBack = false
         /// Building the deferred unique indexes found a duplicate: the run's error.
         var deferredIndexFailure: Error?
+        /// A plain insert of a first load failed a constraint (`insertsOnly`): its
+        /// records may conflict, and go again through the upsert statements.
+        var endsInsertsOnly = false
 
         /// The result codes that are about a record's values: such a record can be set
         /// aside (`--on-error skip`) and a multi-row chunk retried record by record.
@@ -251,7 +289,7 @@ final class WriteSession {
 
         /// Whether the failure is the record's, not the database's.
         var isAboutTheRecord: Bool {
-            !rolledBack && deferredIndexFailure == nil && (refusedColumn != nil || Self.recordCodes.contains(code & 0xFF))
+            !rolledBack && deferredIndexFailure == nil && !endsInsertsOnly && (refusedColumn != nil || Self.recordCodes.contains(code & 0xFF))
         }
     }
 
@@ -280,6 +318,11 @@ final class WriteSession {
             account(shape.statement, rows: rows, before: before)
             markSuppliedRowids(rows, of: batch, shape: shape, bytes: bytes)
         } catch {
+            if insertsOnly && error.code & 0xFF == SQLITE_CONSTRAINT && !error.rolledBack {
+                var failure = error
+                failure.endsInsertsOnly = true
+                throw failure
+            }
             let needsFallback = counters.needsFallback
             counters.needsFallback = false
             guard needsFallback, !error.rolledBack, let fallback = shape.statement.fallback?.statement else { throw error }
@@ -514,4 +557,11 @@ final class WriteSession {
     var counts: (inserted: Int, updated: Int, unchanged: Int, skipped: Int, ignored: Int, duplicates: Int) {
         (inserted, counters.updated, counters.unchanged, counters.skipped, ignored, counters.duplicates)
     }
+}
+
+/// Thrown by a write strategy when a plain insert of a first load failed a constraint
+/// (`WriteSession.insertsOnly`): record `row` and the records after it in the strategy's
+/// run were not written; the ones before it were.
+struct InsertsOnlyConflict: Error {
+    let row: Int
 }

@@ -52,6 +52,7 @@ struct CachedStatementStrategy: WriteStrategy {
                     statement, shape: shape, rows: row ..< row + 1, batch: batch, bytes: bytes,
                     atomic: session.usesSavepoints && session.onRecordFailure != nil)
             } catch {
+                if error.endsInsertsOnly { throw InsertsOnlyConflict(row: row) }
                 try session.fail(session.recordError(error, row: row, shape: shape, batch: batch, inputName: inputName), row: row, batch: batch)
             }
         }
@@ -80,6 +81,7 @@ struct MultiRowStrategy: WriteStrategy {
             do {
                 try session.execute(statement, shape: shape, rows: start ..< start + count, batch: batch, bytes: bytes, atomic: session.usesSavepoints)
             } catch {
+                if error.endsInsertsOnly { throw InsertsOnlyConflict(row: start) }
                 // A full disk or an I/O error is not a record's: SQLite may have rolled the
                 // transaction back, and retried records would each commit on their own.
                 guard error.isAboutTheRecord else {
