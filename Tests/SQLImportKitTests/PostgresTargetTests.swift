@@ -264,4 +264,59 @@ import Testing
         #expect(stderr.contains("nothing committed"), "\(stderr)")
         #expect(try PostgresServer.query(url, "SELECT count(*) FROM items") == "0\n")
     }
+
+    /// `--on-error skip`: the records PostgreSQL refuses (a type, NOT NULL, the identity
+    /// rule, unparseable JSON) are set aside as on SQLite: the same rows, the same counts,
+    /// the same lines in `--rejects`, exit 2; a re-run sets aside the same records and
+    /// changes nothing else. A NUL in text, which SQLite stores, is set aside too.
+    @Test func onErrorSkipSetsAsideWhatPostgreSQLRefusesAsSQLiteDoes() throws {
+        let url = try PostgresServer.database(schema: Self.schemaName(#function), setUp: Self.itemsSchema)
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        _ = try TestSupport.runShell("sqlite3 app.db < '\(TestSupport.fixtures.path)/items.schema.sql'", in: directory)
+        let lines = [
+            #"{"id":"a1","name":"one","libraryID":1,"remoteID":"r1","updatedAt":"2026-11-01"}"#,
+            #"{"id":"a2","name":"two","libraryID":1,"remoteID":"r2","updatedAt":"2026-11-01"}"#,
+            #"{"id":"b1","name":"bad type","libraryID":"seven","remoteID":"r3","updatedAt":"2026-11-01"}"#,
+            #"{"id":"a3","name":"three","libraryID":2,"remoteID":null,"updatedAt":"2026-11-01"}"#,
+            #"{"id":"b2","name":"no date","libraryID":1,"remoteID":"r4"}"#,
+            #"{"id":"a1","name":"one again","libraryID":1,"remoteID":"r1","updatedAt":"2026-11-02"}"#,
+            #"{"id":"a2","name":"thief","libraryID":1,"remoteID":"r1","updatedAt":"2026-11-03"}"#,
+            #"{"id":"b3","name":"null date","libraryID":1,"remoteID":"r5","updatedAt":null}"#,
+            #"{"id":"a4","name":"four","libraryID":2,"remoteID":"r9","updatedAt":"2026-11-01"}"#,
+            #"{"id":"#,
+            #"{"id":"a5","name":"five","libraryID":2,"remoteID":"r10","updatedAt":"2026-11-01"}"#,
+        ]
+        TestSupport.write(lines.joined(separator: "\n") + "\n", to: directory.appendingPathComponent("items.jsonl"))
+        for round in 0 ..< 2 {
+            var rejectedLines: [[Int]] = []
+            var counts: [[Int?]] = []
+            for (name, db) in [("pg", url), ("lite", "app.db")] {
+                let result = try TestSupport.run(
+                    ["items.jsonl", "--db", db, "--upsert", "libraryID,remoteID", "--on-error", "skip", "--rejects", "\(name).rejects", "--report", "\(name).json"],
+                    in: directory)
+                #expect(result.status == 2, "\(name): \(result.stderr)")
+                let rejects = try String(contentsOf: directory.appendingPathComponent("\(name).rejects"), encoding: .utf8)
+                rejectedLines.append(rejects.split(separator: "\n").compactMap { line in
+                    (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["line"] as? Int
+                })
+                let report = try Self.counts(directory.appendingPathComponent("\(name).json"))
+                counts.append((Self.comparedCounts + ["rejected"]).map { report[$0] })
+            }
+            #expect(rejectedLines[0].sorted() == [3, 5, 7, 8, 10], "round \(round): \(rejectedLines)")  // (unparseable lines first, as the reader finds them)
+            #expect(rejectedLines[0] == rejectedLines[1], "round \(round)")
+            #expect(counts[0] == counts[1], "round \(round): \(counts)")
+            let pgRows = try PostgresServer.query(url, Self.rowsQuery)
+            let liteRows = try TestSupport.runShell("sqlite3 app.db \"\(Self.rowsQuery.replacingOccurrences(of: "\"", with: "\\\""))\"", in: directory).stdout
+            #expect(pgRows == liteRows, "round \(round)")
+            #expect(pgRows.contains("a1|one again|1|r1"), "\(pgRows)")
+        }
+        TestSupport.write(
+            #"{"id":"n1","libraryID":3,"remoteID":"r\u0000","updatedAt":"2026"}"# + "\n" + #"{"id":"n2","libraryID":3,"remoteID":"ok","updatedAt":"2026"}"# + "\n",
+            to: directory.appendingPathComponent("nul.jsonl"))
+        let nul = try TestSupport.run(["nul.jsonl", "--db", url, "--table", "items", "--upsert", "libraryID,remoteID", "--on-error", "skip"], in: directory)
+        #expect(nul.status == 2, "\(nul.stderr)")
+        #expect(nul.stderr.contains("nul.jsonl:1 (byte 0): PostgreSQL refused the record: field \"remoteID\" holds a NUL character"), "\(nul.stderr)")
+        #expect(try PostgresServer.query(url, "SELECT count(*) FROM items WHERE \"libraryID\" = 3") == "1\n")
+    }
 }

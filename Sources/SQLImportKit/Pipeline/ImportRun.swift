@@ -162,6 +162,9 @@ final class ImportRun {
             try createTable(from: sample)
         }
         for pending in sample { try write(pending) }
+        // The key set is done with: its memory goes to the index builds' sorter (the page
+        // cache stays as small as it was, until the run's settings are restored).
+        firstLoadKeys = nil
         if !deferredIndexes.indexes.isEmpty { report(phase: .buildingIndexes) }
         try deferredIndexes.rebuild(db, table: table)
         if options.mirror.deleteMissing { report(phase: .deleting) }

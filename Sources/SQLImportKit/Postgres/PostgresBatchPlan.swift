@@ -16,6 +16,8 @@ struct PostgresBatchPlan {
     /// True when a key is shared by records of different shapes: the batch is then
     /// applied in runs of consecutive records of one shape, in input order.
     var shapesShareKeys = false
+    /// The keys this batch added to `seen`: what a rolled-back batch takes out again.
+    var added: [Int] = []
 
     /// - Parameters:
     ///   - keys: per row, the hashes of its complete conflict-target key and of its
@@ -64,7 +66,7 @@ struct PostgresBatchPlan {
             }
             for key in rowKeys {
                 latest[key] = (rounds[row], row)
-                seen.insert(key)
+                if seen.insert(key).inserted { added.append(key) }
             }
         }
     }

@@ -66,7 +66,6 @@ public final class PostgresImporter {
     static func refuseUnsupported(_ options: ImportOptions) throws {
         var flags: [String] = []
         if options.commitEvery != nil || options.resume { flags.append("--commit-every/--resume") }
-        if options.onError == .skip { flags.append("--on-error skip") }
         if options.mirror.deleteMissing || options.mirror.tombstone != nil { flags.append("--delete-missing/--tombstone") }
         if options.alter { flags.append("--alter") }
         if options.createIndex { flags.append("--create-index") }

@@ -27,6 +27,9 @@ final class PostgresRun {
     var fileProgress = FileProgress()
     /// The hashes of the keys this run has met (`PostgresBatchPlan`).
     var seenKeys = Set<Int>()
+    /// The keys added to `seenKeys` since the last savepoint (`attempt`).
+    var addedKeys: [Int] = []
+    var rejectsFile: RejectsFile?
 
     init(options: ImportOptions, connection: PostgresConnection, schema: PostgresSchema?, table: String, progress: ((ImportProgress) -> Void)?) throws {
         self.options = options
@@ -66,9 +69,12 @@ final class PostgresRun {
 
     func execute() throws {
         var readerOptions = options.reader
-        readerOptions.skipBadRecords = false
+        readerOptions.skipBadRecords = options.onError == .skip
+        if let path = options.rejectsPath { rejectsFile = try RejectsFile(path: path) }
+        defer { rejectsFile?.close() }
         let reader = BatchReader(
-            paths: options.inputs, options: readerOptions, rowsPerBatch: options.rowsPerBatch, cancellation: options.cancellation)
+            paths: options.inputs, options: readerOptions, rowsPerBatch: options.rowsPerBatch, keepRaw: options.onError == .skip,
+            cancellation: options.cancellation)
         reader.start()
         defer { reader.stop() }
         while let item = reader.next() {
@@ -109,9 +115,78 @@ final class PostgresRun {
                 throw SchemaError.unknownFields(table: schema.table, fields: [name])
             }
         }
-        summary.counts.read += batch.rowCount
+        summary.counts.read += batch.rowCount + batch.rejects.count
+        for record in batch.rejects { try reject(record) }
         summary.inputs[batch.inputIndex].bytesRead = batch.inputBytesConsumed
         fileProgress.record(batch)
+        if options.onError == .skip {
+            try writeSettingAside(batch)
+        } else {
+            try write(rows: Array(0 ..< batch.rowCount), of: batch)
+        }
+        report(.writing)
+    }
+
+    // MARK: - Setting records aside (--on-error skip)
+
+    /// Writes the batch inside a savepoint; when PostgreSQL refuses one of its records,
+    /// rolls the batch back and writes each record inside a savepoint of its own, setting
+    /// aside the ones refused (counted, with their reasons in `--rejects`). A failure that
+    /// is not a record's (the connection, a lock, the schema) ends the run.
+    private func writeSettingAside(_ batch: RecordBatch) throws {
+        do {
+            try attempt("sqlimport_batch") { try write(rows: Array(0 ..< batch.rowCount), of: batch) }
+        } catch let error as PostgresError where error.kind == .data {
+            for row in 0 ..< batch.rowCount {
+                do {
+                    try attempt("sqlimport_record") { try write(rows: [row], of: batch) }
+                } catch var refusal as PostgresError where refusal.kind == .data {
+                    let position = batch.position(row: row, inputName: inputNames[batch.inputIndex])
+                    refusal.position = position
+                    try reject(RejectedRecord(
+                        input: position.input, line: position.line, byteOffset: position.byteOffset, reason: refusal.description,
+                        record: batch.rawRecord(row: row)))
+                }
+            }
+        }
+    }
+
+    /// Runs `body` inside savepoint `name`; on a failure rolls back to it, restores the
+    /// counts, the keys met and the staging tables to what they were, and rethrows.
+    private func attempt(_ name: String, _ body: () throws -> Void) throws {
+        let counts = summary.counts
+        let staging = stagingOfShape
+        addedKeys.removeAll()
+        try connection.execute("SAVEPOINT \(name)")
+        do {
+            try body()
+        } catch {
+            try connection.execute("ROLLBACK TO SAVEPOINT \(name)")
+            try connection.execute("RELEASE SAVEPOINT \(name)")
+            summary.counts = counts
+            // Staging tables created since the savepoint are gone with it.
+            stagingOfShape = staging
+            seenKeys.subtract(addedKeys)
+            throw error
+        }
+        try connection.execute("RELEASE SAVEPOINT \(name)")
+    }
+
+    func reject(_ record: RejectedRecord) throws {
+        summary.counts.rejected += 1
+        if summary.firstRejects.count < ImportSummary.firstRejectsKept {
+            summary.firstRejects.append(record.reason.hasPrefix("\(record.input):") ? record.reason : "\(record.input):\(record.line): \(record.reason)")
+        }
+        try rejectsFile?.append(record)
+        if let limit = options.maxErrors, summary.counts.rejected > limit {
+            throw ImportError.tooManyRejects(limit: limit, last: "\(record.input):\(record.line): \(record.reason)")
+        }
+    }
+
+    // MARK: - Records
+
+    /// Plans and writes `rows` of `batch`, in their order.
+    private func write(rows selected: [Int], of batch: RecordBatch) throws {
         // The key columns' fields: in every record's shape (a missing one is NULL).
         func fields(of key: PostgresSchema.UniqueKey?) -> [Int]? {
             guard let key else { return nil }
@@ -153,7 +228,7 @@ final class PostgresRun {
         var identities: [[UInt8]] = []
         batch.bytes.withUnsafeBufferPointer { buffer in
             let bytes = buffer.baseAddress!
-            for row in 0 ..< batch.rowCount {
+            for row in selected {
                 let width = batch.rowEnd(row) - batch.rowStarts[row]
                 var shape: [Int] = []
                 for field in 0 ..< columnOfField.count where columnOfField[field] != nil {
@@ -196,33 +271,35 @@ final class PostgresRun {
             duplicate: options.duplicateKeys == .error
                 ? { earlier, later in
                     throw UpsertError.duplicateKey(
-                        earlier: earlier.map { "\(batch.position(row: $0, inputName: inputName))" } ?? "an earlier batch of this run",
-                        later: batch.position(row: later, inputName: inputName), key: keyText)
+                        earlier: earlier.map { "\(batch.position(row: selected[$0], inputName: inputName))" } ?? "an earlier batch of this run",
+                        later: batch.position(row: selected[later], inputName: inputName), key: keyText)
                 }
                 : nil)
         summary.counts.duplicateKeys += plan.repeats
+        addedKeys += plan.added
+        var rounds = [Int32](repeating: 0, count: batch.rowCount)
+        for (index, row) in selected.enumerated() { rounds[row] = plan.rounds[index] }
         // Superseded records (round 0) go to the staging table too, where they are only
         // counted (outside a partial index, as SQLite counts them), never applied.
         // Each shape's records together, in input order; when records of different
         // shapes share a key, runs of consecutive records of one shape, in input order.
         var groups: [(shape: Int, rows: [Int])] = []
         if plan.shapesShareKeys {
-            for row in 0 ..< batch.rowCount {
-                if groups.last?.shape == shapeOfRow[row] { groups[groups.count - 1].rows.append(row) } else { groups.append((shapeOfRow[row], [row])) }
+            for (index, row) in selected.enumerated() {
+                if groups.last?.shape == shapeOfRow[index] { groups[groups.count - 1].rows.append(row) } else { groups.append((shapeOfRow[index], [row])) }
             }
         } else {
-            var index: [Int: Int] = [:]
-            for row in 0 ..< batch.rowCount {
-                if let at = index[shapeOfRow[row]] { groups[at].rows.append(row) } else {
-                    index[shapeOfRow[row]] = groups.count
-                    groups.append((shapeOfRow[row], [row]))
+            var at: [Int: Int] = [:]
+            for (index, row) in selected.enumerated() {
+                if let group = at[shapeOfRow[index]] { groups[group].rows.append(row) } else {
+                    at[shapeOfRow[index]] = groups.count
+                    groups.append((shapeOfRow[index], [row]))
                 }
             }
         }
         for group in groups {
-            try write(rows: group.rows, fields: shapes[group.shape], rounds: plan.rounds, of: batch)
+            try write(rows: group.rows, fields: shapes[group.shape], rounds: rounds, of: batch)
         }
-        report(.writing)
     }
 
     /// Whether `predicate` (as `pg_get_expr` prints it) names `column`: quoted, or bare
