@@ -59,3 +59,19 @@ final class RejectsFile {
         try? handle.close()
     }
 }
+
+extension ImportSummary {
+    /// Counts a record set aside (`--on-error skip`), keeps its reason among the first
+    /// ones, writes it to `file`, and throws when `maxErrors` is passed.
+    mutating func setAside(_ record: RejectedRecord, in file: RejectsFile?, maxErrors: Int?) throws {
+        counts.rejected += 1
+        if firstRejects.count < ImportSummary.firstRejectsKept {
+            // Most reasons begin with their position already.
+            firstRejects.append(record.reason.hasPrefix("\(record.input):") ? record.reason : "\(record.input):\(record.line): \(record.reason)")
+        }
+        try file?.append(record)
+        if let limit = maxErrors, counts.rejected > limit {
+            throw ImportError.tooManyRejects(limit: limit, last: "\(record.input):\(record.line): \(record.reason)")
+        }
+    }
+}

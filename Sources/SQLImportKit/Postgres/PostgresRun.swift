@@ -173,14 +173,7 @@ final class PostgresRun {
     }
 
     func reject(_ record: RejectedRecord) throws {
-        summary.counts.rejected += 1
-        if summary.firstRejects.count < ImportSummary.firstRejectsKept {
-            summary.firstRejects.append(record.reason.hasPrefix("\(record.input):") ? record.reason : "\(record.input):\(record.line): \(record.reason)")
-        }
-        try rejectsFile?.append(record)
-        if let limit = options.maxErrors, summary.counts.rejected > limit {
-            throw ImportError.tooManyRejects(limit: limit, last: "\(record.input):\(record.line): \(record.reason)")
-        }
+        try summary.setAside(record, in: rejectsFile, maxErrors: options.maxErrors)
     }
 
     // MARK: - Records
