@@ -81,7 +81,6 @@ struct Export: ParsableCommand {
     }
 
     func validate() throws {
-        try database.refusePostgreSQL("export")
         if (table == nil) == (query == nil) { throw ValidationError("name a table, or pass --query \"SELECT ...\" (one of the two)") }
         for parameter in parameters where !parameter.contains("=") || parameter.hasPrefix("=") {
             throw ValidationError("--param \(parameter): expected NAME=VALUE, e.g. --param since=2026-01-01 for :since")
@@ -116,9 +115,12 @@ struct Export: ParsableCommand {
         let display = ProgressDisplay.make(mode: progress, quiet: quiet || output == nil || output == "-")
         defer { display?.finish() }
         do {
-            summary = try Exporter(options: options).run(progress: display.map { display in
-                { rows in display.update(ImportProgress(rowsRead: rows, rowsWritten: rows, bytesRead: 0, totalBytes: nil)) }
-            })
+            let report = display.map { display in
+                { (rows: Int) in display.update(ImportProgress(rowsRead: rows, rowsWritten: rows, bytesRead: 0, totalBytes: nil)) }
+            }
+            summary = PostgresConnection.isURL(options.databasePath)
+                ? try PostgresExporter(options: options).run(progress: report)
+                : try Exporter(options: options).run(progress: report)
         } catch OutputError.brokenPipe {
             // `sqlimport export items | head`: the reader has all it wanted.
             return

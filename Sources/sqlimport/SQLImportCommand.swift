@@ -81,17 +81,11 @@ struct DatabaseOption: ParsableArguments {
     @Option(name: .customLong("db"), help: ArgumentHelp("The SQLite database file.", discussion: "Default: $SQLIMPORT_DB, else ./sqlimport.db.", valueName: "path"), completion: .file())
     var path: String?
 
-    /// Subcommands that read or copy a SQLite file refuse a PostgreSQL URL, naming the
-    /// tool that does the job there.
+    /// `snapshot` and `restore` copy a SQLite file: they refuse a PostgreSQL URL, naming
+    /// the tools that do the job there.
     func refusePostgreSQL(_ subcommand: String) throws {
         guard PostgresConnection.isURL(resolved) else { return }
-        switch subcommand {
-        case "snapshot", "restore":
-            throw ValidationError("\(subcommand) copies a SQLite database file; for PostgreSQL use pg_dump -Fc '\(PostgresConnection.redacted(resolved))' > backup.dump and pg_restore")
-        default:
-            throw ValidationError(
-                "\(subcommand) reads SQLite databases only so far; for PostgreSQL use psql '\(PostgresConnection.redacted(resolved))' -c \"\\copy (SELECT ...) TO STDOUT\" (import and inspect work with PostgreSQL)")
-        }
+        throw ValidationError("\(subcommand) copies a SQLite database file; for PostgreSQL use pg_dump -Fc '\(PostgresConnection.redacted(resolved))' > backup.dump and pg_restore")
     }
 
     var resolved: String {

@@ -319,4 +319,50 @@ import Testing
         #expect(nul.stderr.contains("nul.jsonl:1 (byte 0): PostgreSQL refused the record: field \"remoteID\" holds a NUL character"), "\(nul.stderr)")
         #expect(try PostgresServer.query(url, "SELECT count(*) FROM items WHERE \"libraryID\" = 3") == "1\n")
     }
+
+    /// Every type family PostgreSQL returns, and the text a CSV must quote.
+    static let exportSchema = """
+        CREATE TABLE things (id text PRIMARY KEY, n integer, big bigint, num numeric, f double precision, b boolean,
+          j jsonb, ts timestamp, t text);
+        INSERT INTO things VALUES
+          ('a', 1, 9223372036854775807, 123456789012345678901234567890, 0.1, true, '{"k": [1, "x", null]}', '2026-11-25 10:00:00', 'plain'),
+          ('b', -2, -9223372036854775808, -0.5, 1e308, false, '[]', NULL, 'quote " comma , newline
+        tab	end'),
+          ('c', NULL, NULL, NULL, 'Infinity', NULL, NULL, NULL, ''),
+          ('d', 0, 0, 12345.678901, -0.000001, true, '"text"', '1999-12-31 23:59:59.5', 'üñí ✓');
+        CREATE TABLE copied (LIKE things INCLUDING ALL);
+        """
+
+    /// `export` reads PostgreSQL: a table as JSON Lines and CSV (golden files in
+    /// fixtures/postgres), a query, and JSON Lines that import back as the same rows.
+    @Test func exportWritesPostgreSQLRowsThatImportBackExactly() throws {
+        let url = try PostgresServer.database(schema: Self.schemaName(#function), setUp: Self.exportSchema)
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let golden = TestSupport.fixtures.appendingPathComponent("postgres")
+        for format in ["jsonl", "csv"] {
+            let result = try TestSupport.run(["export", "--db", url, "-o", "things.\(format)", "--query", "SELECT * FROM things ORDER BY id"], in: directory)
+            #expect(result.status == 0, "\(result.stderr)")
+            let got = try String(contentsOf: directory.appendingPathComponent("things.\(format)"), encoding: .utf8)
+            let expectedPath = golden.appendingPathComponent("things.\(format)")
+            if ProcessInfo.processInfo.environment["SQLIMPORT_UPDATE_GOLDEN"] == "1" { try got.write(to: expectedPath, atomically: true, encoding: .utf8) }
+            #expect(got == (try String(contentsOf: expectedPath, encoding: .utf8)), "\(format):\n\(got)")
+        }
+        // The table by name, to standard output.
+        let byName = try TestSupport.run(["export", "things", "--db", url, "--format", "jsonl"], in: directory)
+        #expect(byName.status == 0, "\(byName.stderr)")
+        #expect(byName.stdout.split(separator: "\n").count == 4)
+        // JSON Lines back into a table of the same shape: the same rows.
+        let back = try TestSupport.run(["things.jsonl", "--db", url, "--table", "copied", "--upsert", "id"], in: directory)
+        #expect(back.status == 0, "\(back.stderr)")
+        let compare = "SELECT count(*) FROM (SELECT * FROM things EXCEPT SELECT * FROM copied) AS d"
+        #expect(try PostgresServer.query(url, compare) == "0\n")
+        #expect(try PostgresServer.query(url, "SELECT count(*) FROM copied") == "4\n")
+        // A query's mistakes are the query's.
+        let wrong = try TestSupport.run(["export", "--db", url, "--query", "SELECT nope FROM things"], in: directory)
+        #expect(wrong.status == 65 || wrong.status == 64, "\(wrong.status) \(wrong.stderr)")
+        #expect(wrong.stderr.contains("nope"), "\(wrong.stderr)")
+        let missing = try TestSupport.run(["export", "nothing", "--db", url], in: directory)
+        #expect(missing.stderr.contains("things"), "\(missing.stderr)")
+    }
 }

@@ -57,7 +57,7 @@ struct DelimitedRowEncoder: RowEncoder {
 
     /// Appends a text field, quoted when it must be.
     @inline(__always)
-    private func appendText(_ text: UnsafeRawBufferPointer, to output: inout [UInt8]) {
+    func appendText(_ text: UnsafeRawBufferPointer, to output: inout [UInt8]) {
         let quote = UInt8(ascii: "\"")
         var needsQuotes = text.isEmpty || (nullText.map { text.elementsEqual($0) } ?? false)
         if !needsQuotes {

@@ -47,16 +47,7 @@ public final class Exporter {
         let columns = (0 ..< sqlite3_column_count(statement)).map { String(cString: sqlite3_column_name(statement, $0)) }
         var encoder = ValueText.encoder(for: format, columns: columns, nullText: options.nullText)
 
-        let file = try options.outputFile.map { path throws(OutputError) in try AtomicOutputFile(destination: path) }
-        do {
-            let fileSink = file?.makeSink() ?? FileDescriptorSink(descriptor: STDOUT_FILENO, name: "standard output")
-            let sink: ByteSink
-            switch compression {
-            case .none: sink = fileSink
-            case .zstd(let level, let workers): sink = try ZstdCompressingSink(base: fileSink, level: level, workers: workers)
-            case .gzip: sink = try GzipCompressingSink(base: fileSink)
-            }
-            var writer = ChunkedWriter(sink: sink)
+        return try ExportOutput.write(options, format: format, compression: compression, columns: columns) { writer in
             try encoder.begin(into: &writer.bytes)
             var rows = 0
             while true {
@@ -73,15 +64,7 @@ public final class Exporter {
                 try writer.flushIfFull()
             }
             encoder.end(rows: rows, into: &writer.bytes)
-            try writer.flush()
-            try sink.finish()
-            try file?.commit(replacing: options.force)
-            return ExportSummary(
-                rows: rows, columns: columns, format: format, compression: compression, output: options.outputFile,
-                bytesEncoded: writer.bytesFlushed, bytesWritten: fileSink.bytesWritten)
-        } catch {
-            file?.discard()
-            throw error
+            return rows
         }
     }
 

@@ -14,7 +14,7 @@ struct JSONRowEncoder: RowEncoder {
     let columns: [String]
     let array: Bool
     /// `{"name":` for the first column, `,"name":` for the others.
-    private var keys: [[UInt8]] = []
+    private(set) var keys: [[UInt8]] = []
 
     init(columns: [String], array: Bool) {
         self.columns = columns

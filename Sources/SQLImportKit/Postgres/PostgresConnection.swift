@@ -52,6 +52,19 @@ package final class PostgresConnection {
         return rows
     }
 
+    /// Runs `sql` and keeps its result as libpq returned it (text format): what an export
+    /// reads a batch of rows from without a String per value.
+    package func result(_ sql: String) throws(PostgresError) -> PostgresResult {
+        let result = PQexec(connection, sql)
+        do {
+            try check(result)
+        } catch {
+            PQclear(result)
+            throw error
+        }
+        return PostgresResult(result!)
+    }
+
     /// `COPY ... FROM STDIN` with `data` (COPY text format) as its input.
     package func copy(_ sql: String, data: UnsafeRawBufferPointer) throws(PostgresError) {
         let start = PQexec(connection, sql)
@@ -116,5 +129,29 @@ extension PostgresConnection {
         var text = url.replacingOccurrences(of: #"^(postgres(?:ql)?://[^:@/?]*):[^@/?]*@"#, with: "$1:***@", options: .regularExpression)
         text = text.replacingOccurrences(of: #"([?&]password=)[^&]*"#, with: "$1***", options: .regularExpression)
         return text
+    }
+}
+
+/// A query's result in libpq's text format, freed with it.
+package final class PostgresResult {
+    private let result: OpaquePointer
+    package let rows: Int
+    package let columns: Int
+
+    init(_ result: OpaquePointer) {
+        self.result = result
+        rows = Int(PQntuples(result))
+        columns = Int(PQnfields(result))
+    }
+
+    deinit { PQclear(result) }
+
+    package func name(_ column: Int) -> String { String(cString: PQfname(result, Int32(column))) }
+    /// The column's type OID (`pg_type.oid`).
+    package func type(_ column: Int) -> UInt32 { UInt32(PQftype(result, Int32(column))) }
+    package func isNull(_ row: Int, _ column: Int) -> Bool { PQgetisnull(result, Int32(row), Int32(column)) == 1 }
+    /// The value's text, valid while the result lives.
+    package func bytes(_ row: Int, _ column: Int) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: PQgetvalue(result, Int32(row), Int32(column)), count: Int(PQgetlength(result, Int32(row), Int32(column))))
     }
 }

@@ -375,6 +375,13 @@ final class PostgresRun {
         var out: [UInt8] = []
         out.reserveCapacity(batch.bytes.count + rows.count * 16)
         firstSequence = sequence
+        // A JSON string into a json/jsonb column is that JSON string, quoted (nested JSON
+        // is already JSON text; CSV text is JSON as written). A number beyond a double's
+        // range into a float column is an infinity, as SQLite stores it.
+        let types = fields.map { schema.column(named: columnOfField[$0]!)?.type ?? "" }
+        let isJSON = types.map { $0 == "json" || $0 == "jsonb" }
+        let isFloat = types.map { $0 == "double precision" || $0 == "real" }
+        var quoted: [UInt8] = []
         try batch.bytes.withUnsafeBufferPointer { buffer in
             let bytes = buffer.baseAddress!
             for row in rows {
@@ -384,9 +391,22 @@ final class PostgresRun {
                 Self.appendDigits(Int64(rounds[row]), to: &out)
                 // A record read before a field first appeared has no cell for it.
                 let width = batch.rowEnd(row) - batch.rowStarts[row]
-                for field in fields {
+                for (position, field) in fields.enumerated() {
                     out.append(0x09)
                     let cell = field < width ? batch.cell(row: row, column: field) : .absent
+                    if cell.kind == .text && isJSON[position] {
+                        quoted.removeAll(keepingCapacity: true)
+                        _ = JSONRowEncoder.appendString(UnsafeRawBufferPointer(start: bytes + Int(cell.payload), count: Int(cell.length)), to: &quoted)
+                        Self.appendEscaped(quoted, to: &out)
+                        continue
+                    }
+                    if cell.kind == .numberAsText && isFloat[position],
+                        let value = Double(String(decoding: UnsafeRawBufferPointer(start: bytes + Int(cell.payload), count: Int(cell.length)), as: UTF8.self)),
+                        value.isInfinite
+                    {
+                        out.append(contentsOf: Array((value < 0 ? "-Infinity" : "Infinity").utf8))
+                        continue
+                    }
                     switch cell.kind {
                     case .absent, .null:
                         out.append(contentsOf: [0x5C, 0x4E])  // \N
@@ -404,22 +424,25 @@ final class PostgresRun {
                     case .real:
                         break
                     }
-                    Self.appendText(of: cell, bytes: bytes) { text in
-                        for byte in text {
-                            switch byte {
-                            case 0x5C: out.append(contentsOf: [0x5C, 0x5C])
-                            case 0x09: out.append(contentsOf: [0x5C, 0x74])
-                            case 0x0A: out.append(contentsOf: [0x5C, 0x6E])
-                            case 0x0D: out.append(contentsOf: [0x5C, 0x72])
-                            default: out.append(byte)
-                            }
-                        }
-                    }
+                    Self.appendText(of: cell, bytes: bytes) { Self.appendEscaped($0, to: &out) }
                 }
                 out.append(0x0A)
             }
         }
         return out
+    }
+
+    /// `text` in COPY's text format: backslash, tab, newline and carriage return escaped.
+    static func appendEscaped(_ text: some Sequence<UInt8>, to out: inout [UInt8]) {
+        for byte in text {
+            switch byte {
+            case 0x5C: out.append(contentsOf: [0x5C, 0x5C])
+            case 0x09: out.append(contentsOf: [0x5C, 0x74])
+            case 0x0A: out.append(contentsOf: [0x5C, 0x6E])
+            case 0x0D: out.append(contentsOf: [0x5C, 0x72])
+            default: out.append(byte)
+            }
+        }
     }
 
     /// `value`'s decimal digits, without a String per value.

@@ -1,0 +1,181 @@
+import Foundation
+
+/// Streams a PostgreSQL table or query out as JSON Lines, JSON, CSV or TSV, optionally
+/// compressed: `sqlimport export --db postgresql://...`, the counterpart of `Exporter`.
+///
+/// The rows come from a cursor inside one `REPEATABLE READ READ ONLY` transaction (one
+/// snapshot however long the export takes), `FETCH`ed 10,000 at a time in libpq's text
+/// format, so memory stays constant. Each value keeps its type where the format can say
+/// it, and reads back as the same value:
+///
+/// | PostgreSQL | JSON | CSV/TSV |
+/// |---|---|---|
+/// | `smallint`, `integer`, `bigint`, `numeric` | the number's digits, exactly | the digits |
+/// | `real`, `double precision` | PostgreSQL's shortest round-tripping text; infinities `1e999` | the same |
+/// | `boolean` | `true` / `false` | `true` / `false` |
+/// | `json`, `jsonb` | the JSON itself, nested | its text |
+/// | anything else (text, timestamps, uuid, ...) | a string of PostgreSQL's text | the text |
+/// | NULL | `null` | empty, or `--null` |
+///
+/// `numeric`'s and a float's `NaN` has no JSON spelling and is written as the string
+/// `"NaN"`.
+public final class PostgresExporter {
+    public let options: ExportOptions
+
+    public init(options: ExportOptions) {
+        self.options = options
+    }
+
+    /// Rows per `FETCH`.
+    static let fetchRows = 10_000
+
+    public func run(progress: ((Int) -> Void)? = nil) throws -> ExportSummary {
+        if let path = options.outputFile, !options.force, FileManager.default.fileExists(atPath: path) {
+            throw OutputError.alreadyExists(path: path, what: "exports")
+        }
+        if !options.parameters.isEmpty {
+            throw ExportError.conflictingOptions("--param binds a SQLite query's :name parameters; in a PostgreSQL query write the values in the SQL")
+        }
+        let format = try options.resolvedFormat()
+        let compression = try options.resolvedCompression()
+        let connection = try PostgresConnection(url: options.databasePath)
+        try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        defer { try? connection.execute("ROLLBACK") }
+        let sql = try selectSQL(connection)
+        do {
+            try connection.execute("DECLARE sqlimport_export NO SCROLL CURSOR FOR \(sql)")
+        } catch {
+            // The query's own mistakes; the connection's or a lock's stay theirs.
+            guard error.kind == .usage || error.kind == .server || error.kind == .data else { throw error }
+            throw ExportError.invalidQuery(query: sql, message: error.message)
+        }
+        var batch = try connection.result("FETCH FORWARD \(Self.fetchRows) FROM sqlimport_export")
+        let columns = (0 ..< batch.columns).map(batch.name)
+        let kinds = (0 ..< batch.columns).map { Kind(type: batch.type($0)) }
+        var encoder = ValueText.encoder(for: format, columns: columns, nullText: options.nullText)
+
+        return try ExportOutput.write(options, format: format, compression: compression, columns: columns) { writer in
+            try encoder.begin(into: &writer.bytes)
+            let family: Family
+            switch encoder {
+            case let json as JSONRowEncoder: family = .json(json)
+            case let delimited as DelimitedRowEncoder: family = .delimited(delimited)
+            default: preconditionFailure("an encoder of every format is JSON or delimited")
+            }
+            var rows = 0
+            while batch.rows > 0 {
+                for row in 0 ..< batch.rows {
+                    rows += 1
+                    if rows & 0xFFFF == 0 { progress?(rows) }
+                    try Self.encode(row, of: batch, kinds: kinds, number: rows, as: family, into: &writer.bytes)
+                    try writer.flushIfFull()
+                }
+                batch = try connection.result("FETCH FORWARD \(Self.fetchRows) FROM sqlimport_export")
+            }
+            encoder.end(rows: rows, into: &writer.bytes)
+            return rows
+        }
+    }
+
+    /// The query, or `SELECT *` from an existing table or view (schema-qualified names
+    /// and the search path as `inspect` resolves them).
+    private func selectSQL(_ connection: PostgresConnection) throws -> String {
+        switch options.source {
+        case .query(let sql):
+            return sql
+        case .table(let name):
+            guard let schema = try PostgresSchema.read(connection, table: name) else {
+                let tables = try connection.query(
+                    "SELECT table_name FROM information_schema.tables WHERE table_schema = ANY (current_schemas(false)) ORDER BY 1").compactMap { $0[0] }
+                throw ExportError.noSuchTable(name: name, available: tables)
+            }
+            return "SELECT * FROM \(schema.qualifiedName)"
+        }
+    }
+
+    /// How a column's text is written.
+    enum Kind {
+        case number, boolean, json, text
+
+        init(type: UInt32) {
+            switch type {
+            case 20, 21, 23, 26, 700, 701, 1700: self = .number  // int8, int2, int4, oid, float4, float8, numeric
+            case 16: self = .boolean
+            case 114, 3802: self = .json
+            default: self = .text
+            }
+        }
+    }
+
+    /// The encoder whose spellings the rows take (its header and end are its own).
+    enum Family {
+        case json(JSONRowEncoder)
+        case delimited(DelimitedRowEncoder)
+    }
+
+    private static func encode(
+        _ row: Int, of batch: PostgresResult, kinds: [Kind], number: Int, as family: Family, into output: inout [UInt8]
+    ) throws(ExportError) {
+        switch family {
+        case .json(let json):
+            if json.array {
+                if number > 1 { output.append(UInt8(ascii: ",")) }
+                output.append(0x0A)
+            }
+            for column in 0 ..< kinds.count {
+                output.append(contentsOf: json.keys[column])
+                if batch.isNull(row, column) {
+                    output.append(contentsOf: Array("null".utf8))
+                    continue
+                }
+                let text = batch.bytes(row, column)
+                switch kinds[column] {
+                case .number:
+                    appendNumber(text, to: &output, json: true)
+                case .boolean:
+                    output.append(contentsOf: Array((text.first == UInt8(ascii: "t") ? "true" : "false").utf8))
+                case .json:
+                    output.append(contentsOf: text)
+                case .text:
+                    guard JSONRowEncoder.appendString(text, to: &output) else { throw .invalidUTF8(column: json.columns[column], row: number) }
+                }
+            }
+            output.append(UInt8(ascii: "}"))
+            if !json.array { output.append(0x0A) }
+        case .delimited(let delimited):
+            for column in 0 ..< kinds.count {
+                if column > 0 { output.append(delimited.delimiter) }
+                if batch.isNull(row, column) {
+                    if let nullText = delimited.nullText { output.append(contentsOf: nullText) }
+                    continue
+                }
+                let text = batch.bytes(row, column)
+                switch kinds[column] {
+                case .number:
+                    var digits: [UInt8] = []
+                    appendNumber(text, to: &digits, json: false)
+                    digits.withUnsafeBytes { delimited.appendText($0, to: &output) }
+                case .boolean:
+                    Array((text.first == UInt8(ascii: "t") ? "true" : "false").utf8).withUnsafeBytes { delimited.appendText($0, to: &output) }
+                case .json, .text:
+                    delimited.appendText(text, to: &output)
+                }
+            }
+            output.append(0x0A)
+        }
+    }
+
+    /// A number's text as PostgreSQL wrote it (exact digits, shortest floats), with its
+    /// infinities as `1e999` and `-1e999`, and NaN as a string in JSON.
+    private static func appendNumber(_ text: UnsafeRawBufferPointer, to output: inout [UInt8], json: Bool) {
+        if text.elementsEqual("Infinity".utf8) {
+            output.append(contentsOf: Array("1e999".utf8))
+        } else if text.elementsEqual("-Infinity".utf8) {
+            output.append(contentsOf: Array("-1e999".utf8))
+        } else if json && text.elementsEqual("NaN".utf8) {
+            output.append(contentsOf: Array("\"NaN\"".utf8))
+        } else {
+            output.append(contentsOf: text)
+        }
+    }
+}
