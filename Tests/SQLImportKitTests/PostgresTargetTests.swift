@@ -232,9 +232,9 @@ import Testing
         let snapshot = try TestSupport.run(["snapshot", "--db", "postgresql://postgres@127.0.0.1:1/nothing"], in: directory)
         #expect(snapshot.status == 64)
         #expect(snapshot.stderr.contains("for PostgreSQL use pg_dump -Fc"))
-        let unsupported = try TestSupport.run(["t.jsonl", "--db", "postgresql://postgres@127.0.0.1:1/nothing", "--upsert", "id", "--commit-every", "10"], in: directory)
+        let unsupported = try TestSupport.run(["t.jsonl", "--db", "postgresql://postgres@127.0.0.1:1/nothing", "--upsert", "id", "--delete-missing"], in: directory)
         #expect(unsupported.status == 64)
-        #expect(unsupported.stderr.contains("--commit-every/--resume do not apply to a PostgreSQL database yet"), "\(unsupported.stderr)")
+        #expect(unsupported.stderr.contains("--delete-missing/--tombstone do not apply to a PostgreSQL database yet"), "\(unsupported.stderr)")
     }
 
     /// SIGTERM in the middle of a load (standard input still open): the transaction is
@@ -364,5 +364,38 @@ import Testing
         #expect(wrong.stderr.contains("nope"), "\(wrong.stderr)")
         let missing = try TestSupport.run(["export", "nothing", "--db", url], in: directory)
         #expect(missing.stderr.contains("things"), "\(missing.stderr)")
+    }
+
+    /// `--commit-every 10`: a run that fails in its third interval keeps exactly its two
+    /// checkpoints (and says so); once the cause is gone, `--resume` continues after them
+    /// and the table is what one clean run leaves.
+    @Test func aCheckpointedRunKeepsWhatItCommittedAndResumesAfterIt() throws {
+        let url = try PostgresServer.database(
+            schema: Self.schemaName(#function), setUp: Self.itemsSchema + "\nALTER TABLE items ADD CONSTRAINT no_poison CHECK (name <> 'poison');")
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let lines = (1 ... 36).map { index in
+            #"{"id":"id-\#(index)","name":"\#(index == 26 ? "poison" : "item \(index)")","libraryID":1,"remoteID":"r\#(index)","updatedAt":"2026-11-01"}"#
+        }
+        TestSupport.write(lines.joined(separator: "\n") + "\n", to: directory.appendingPathComponent("items.jsonl"))
+        let arguments = ["items.jsonl", "--db", url, "--upsert", "libraryID,remoteID", "--commit-every", "10"]
+        let failed = try TestSupport.run(arguments + ["--report", "failed.json"], in: directory)
+        #expect(failed.status == 65, "\(failed.stderr)")
+        #expect(failed.stderr.contains("items.jsonl:26 (byte "), "the refused record is named: \(failed.stderr)")
+        #expect(try PostgresServer.query(url, "SELECT count(*) FROM items") == "20\n")
+        #expect(try Self.counts(directory.appendingPathComponent("failed.json"))["inserted"] == 20)
+        #expect(try PostgresServer.query(url, "SELECT committed_rows, finished FROM _sqlimport_runs") == "20|f\n")
+        _ = try PostgresServer.query(url, "ALTER TABLE items DROP CONSTRAINT no_poison")
+        let resumed = try TestSupport.run(arguments + ["--resume", "--report", "resumed.json"], in: directory)
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(resumed.stderr.contains("resumed after 20 records committed by the interrupted run"), "\(resumed.stderr)")
+        let counts = try Self.counts(directory.appendingPathComponent("resumed.json"))
+        #expect(counts["read"] == 16 && counts["inserted"] == 16 && counts["unchanged"] == 0, "\(counts)")
+        #expect(try PostgresServer.query(url, "SELECT count(*), count(*) FILTER (WHERE name = 'poison') FROM items") == "36|1\n")
+        #expect(try PostgresServer.query(url, "SELECT committed_rows, finished FROM _sqlimport_runs") == "36|t\n")
+        // Nothing left to resume: a plain re-run finds every row unchanged.
+        let again = try TestSupport.run(arguments + ["--report", "again.json"], in: directory)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(try Self.counts(directory.appendingPathComponent("again.json"))["unchanged"] == 36)
     }
 }

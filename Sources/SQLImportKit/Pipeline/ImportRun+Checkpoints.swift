@@ -3,43 +3,14 @@ import GRDB
 import GRDBSQLite
 
 /// Checkpoints (`--commit-every`), `--resume`, and records set aside (`--on-error skip`).
-extension ImportRun {
+extension ImportRun: CheckpointingRun {
     // MARK: - Checkpoints and resume
 
     /// Creates `_sqlimport_runs` and decides whether this run continues an interrupted one:
     /// only with --resume, and only when some input of the last run did not finish.
     func prepareRunLog() throws {
         try RunLog.ensureTable(db)
-        for (index, path) in options.inputs.enumerated() where path != "-" {
-            fingerprints[index] = try RunLog.Fingerprint(path: path)
-        }
-        let entries = try RunLog.entries(db, target: table)
-        let previous = options.inputs.compactMap { entries[$0] }
-        if options.resume, !previous.isEmpty, !previous.allSatisfy(\.finished) {
-            resumeEntries = entries
-        } else if options.resume {
-            summary.warnings.append("--resume: no interrupted run of these inputs into \(SQLIdentifier.quote(table)); importing from the start")
-        }
-    }
-
-    func resumeInput(_ index: Int, path: String) throws {
-        guard let entry = resumeEntries[path] else {
-            if options.commitEvery != nil { try saveProgress(input: index, offset: 0, finished: false) }
-            return
-        }
-        guard entry.fingerprint == fingerprints[index] else {
-            // Upserts make starting over safe: the input is applied from its first record.
-            // Without --upsert, records applied again would be inserted again.
-            if options.strictResume || options.upsert == nil { throw ImportError.inputChangedSinceInterruptedRun(path: path) }
-            summary.restartedInputs.append(path)
-            summary.warnings.append(
-                "--resume: \(path) has changed since the interrupted run (its size, time, inode or checksum differ), so it was imported from its first record; pass --strict-resume to stop instead")
-            try saveProgress(input: index, offset: 0, finished: false)
-            return
-        }
-        resumeOffsetOfInput[index] = entry.finished ? Int64.max : entry.committedOffset
-        committedRowsOfInput[index] = entry.committedRows
-        summary.resumedRecords += entry.committedRows
+        try prepareResume(entries: try RunLog.entries(db, target: table), table: table)
     }
 
     func saveProgress(input: Int, offset: Int64, finished: Bool) throws {

@@ -105,3 +105,83 @@ struct RunLog {
             ])
     }
 }
+
+extension RunLog {
+    /// The entries `--resume` continues from: the log's, when some input of the last run
+    /// did not finish; else none, with the warning `--resume` gets.
+    static func entriesToResume(_ entries: [String: Entry], options: ImportOptions, table: String) -> (entries: [String: Entry], warning: String?) {
+        let previous = options.inputs.compactMap { entries[$0] }
+        if options.resume, !previous.isEmpty, !previous.allSatisfy(\.finished) { return (entries, nil) }
+        if options.resume {
+            return ([:], "--resume: no interrupted run of these inputs into \(SQLIdentifier.quote(table)); importing from the start")
+        }
+        return ([:], nil)
+    }
+
+    /// Where an input starts.
+    enum InputStart {
+        /// From its first record, with a new entry.
+        case fresh
+        /// From its first record, because it changed since the interrupted run (upserts
+        /// make starting over safe).
+        case restart(warning: String)
+        /// After what the interrupted run committed.
+        case resume(offset: Int64, rows: Int)
+    }
+
+    /// Where input `path` starts, given the interrupted run's `entry` for it.
+    static func start(of path: String, entry: Entry?, fingerprint: Fingerprint?, options: ImportOptions) throws -> InputStart {
+        guard let entry else { return .fresh }
+        guard entry.fingerprint == fingerprint else {
+            // Without --upsert, records applied again would be inserted again.
+            if options.strictResume || options.upsert == nil { throw ImportError.inputChangedSinceInterruptedRun(path: path) }
+            return .restart(warning:
+                "--resume: \(path) has changed since the interrupted run (its size, time, inode or checksum differ), so it was imported from its first record; pass --strict-resume to stop instead")
+        }
+        return .resume(offset: entry.finished ? Int64.max : entry.committedOffset, rows: entry.committedRows)
+    }
+}
+
+/// A run that checkpoints (`--commit-every`): the SQLite and the PostgreSQL run share the
+/// rules of `--resume` through it.
+protocol CheckpointingRun: AnyObject {
+    var options: ImportOptions { get }
+    var summary: ImportSummary { get set }
+    var fingerprints: [Int: RunLog.Fingerprint] { get set }
+    var resumeEntries: [String: RunLog.Entry] { get set }
+    /// Records of input `i` before this decompressed offset were committed by the
+    /// interrupted run, and are skipped.
+    var resumeOffsetOfInput: [Int: Int64] { get set }
+    var committedRowsOfInput: [Int: Int] { get set }
+    /// Records input `input`'s progress in the log (nothing without `--commit-every`).
+    func saveProgress(input: Int, offset: Int64, finished: Bool) throws
+}
+
+extension CheckpointingRun {
+    /// Fingerprints the inputs and decides, from the log's `entries` for `table`, whether
+    /// this run continues an interrupted one.
+    func prepareResume(entries: [String: RunLog.Entry], table: String) throws {
+        for (index, path) in options.inputs.enumerated() where path != "-" {
+            fingerprints[index] = try RunLog.Fingerprint(path: path)
+        }
+        let (resumed, warning) = RunLog.entriesToResume(entries, options: options, table: table)
+        resumeEntries = resumed
+        if let warning { summary.warnings.append(warning) }
+    }
+
+    /// Where input `index` starts (`RunLog.start`), once it is opened.
+    func resumeInput(_ index: Int, path: String) throws {
+        switch try RunLog.start(of: path, entry: resumeEntries[path], fingerprint: fingerprints[index], options: options) {
+        case .fresh:
+            try saveProgress(input: index, offset: 0, finished: false)
+        case .restart(let warning):
+            summary.restartedInputs.append(path)
+            summary.warnings.append(warning)
+            try saveProgress(input: index, offset: 0, finished: false)
+        case .resume(let offset, let rows):
+            resumeOffsetOfInput[index] = offset
+            committedRowsOfInput[index] = rows
+            summary.resumedRecords += rows
+        }
+    }
+}

@@ -32,8 +32,7 @@ public final class PostgresImporter {
     public func run(progress: ((ImportProgress) -> Void)? = nil) throws -> ImportSummary {
         try Self.refuseUnsupported(options)
         let connection = try PostgresConnection(url: options.databasePath)
-        try connection.execute("BEGIN")
-        try connection.execute("SET LOCAL lock_timeout = '\(max(options.busyTimeoutMilliseconds, 1))ms'")
+        try Self.begin(connection, options: options)
         let requested = try options.resolvedTable()
         let schema = try PostgresSchema.read(connection, table: requested)
         let run = try PostgresRun(options: options, connection: connection, schema: schema, table: requested, progress: progress)
@@ -43,7 +42,7 @@ public final class PostgresImporter {
         } catch {
             try? connection.execute("ROLLBACK")
             var failed = run.summary
-            failed.counts = OutcomeCounts()  // all or nothing
+            failed.counts = run.countsAtLastCommit  // nothing, or what the last checkpoint kept
             failed.finishedAt = Date()
             partialSummary = failed
             throw error
@@ -62,10 +61,16 @@ public final class PostgresImporter {
         return summary
     }
 
+    /// Opens the run's transaction (again after each checkpoint), with `--busy-timeout`
+    /// as its lock timeout.
+    static func begin(_ connection: PostgresConnection, options: ImportOptions) throws {
+        try connection.execute("BEGIN")
+        try connection.execute("SET LOCAL lock_timeout = '\(max(options.busyTimeoutMilliseconds, 1))ms'")
+    }
+
     /// Flags the PostgreSQL target does not take yet, refused rather than ignored.
     static func refuseUnsupported(_ options: ImportOptions) throws {
         var flags: [String] = []
-        if options.commitEvery != nil || options.resume { flags.append("--commit-every/--resume") }
         if options.mirror.deleteMissing || options.mirror.tombstone != nil { flags.append("--delete-missing/--tombstone") }
         if options.alter { flags.append("--alter") }
         if options.createIndex { flags.append("--create-index") }

@@ -31,6 +31,16 @@ final class PostgresRun {
     var addedKeys: [Int] = []
     var rejectsFile: RejectsFile?
 
+    // Checkpoints (`PostgresRun+Checkpoints`).
+    var runLog: PostgresRunLog?
+    var fingerprints: [Int: RunLog.Fingerprint] = [:]
+    var resumeEntries: [String: RunLog.Entry] = [:]
+    var resumeOffsetOfInput: [Int: Int64] = [:]
+    var committedRowsOfInput: [Int: Int] = [:]
+    var rowsSinceCommit = 0
+    /// What the last checkpoint committed (nothing before the first).
+    var countsAtLastCommit = OutcomeCounts()
+
     init(options: ImportOptions, connection: PostgresConnection, schema: PostgresSchema?, table: String, progress: ((ImportProgress) -> Void)?) throws {
         self.options = options
         self.connection = connection
@@ -72,17 +82,19 @@ final class PostgresRun {
         readerOptions.skipBadRecords = options.onError == .skip
         if let path = options.rejectsPath { rejectsFile = try RejectsFile(path: path) }
         defer { rejectsFile?.close() }
+        if options.commitEvery != nil && !options.dryRun { try prepareRunLog() }
         let reader = BatchReader(
             paths: options.inputs, options: readerOptions, rowsPerBatch: options.rowsPerBatch, keepRaw: options.onError == .skip,
-            cancellation: options.cancellation)
+            cancellation: options.cancellation, commitEvery: options.dryRun ? nil : options.commitEvery)
         reader.start()
         defer { reader.stop() }
         while let item = reader.next() {
             if let signal = options.cancellation?.signal { throw ImportError.interrupted(signal: signal) }
             switch item {
-            case .opened(_, let description):
+            case .opened(let index, let description):
                 inputNames.append(description.path)
                 summary.inputs.append(description)
+                try resumeInput(index, path: description.path)
             case .batch(let batch):
                 try write(batch)
                 reader.recycle(batch)
@@ -115,39 +127,50 @@ final class PostgresRun {
                 throw SchemaError.unknownFields(table: schema.table, fields: [name])
             }
         }
-        summary.counts.read += batch.rowCount + batch.rejects.count
-        for record in batch.rejects { try reject(record) }
+        // Records an interrupted run committed are passed over (--resume).
+        let first = firstUncommittedRow(of: batch)
+        let rejects = batch.rejects.filter { record in resumeOffsetOfInput[batch.inputIndex].map { record.byteOffset >= $0 } ?? true }
+        summary.counts.read += batch.rowCount - first + rejects.count
+        for record in rejects { try reject(record) }
         summary.inputs[batch.inputIndex].bytesRead = batch.inputBytesConsumed
         fileProgress.record(batch)
-        if options.onError == .skip {
-            try writeSettingAside(batch)
-        } else {
-            try write(rows: Array(0 ..< batch.rowCount), of: batch)
+        try writeIsolatingRefusals(batch, from: first) { row, refusal in
+            let position = batch.position(row: row, inputName: inputNames[batch.inputIndex])
+            var refusal = refusal
+            refusal.position = position
+            guard options.onError == .skip else { throw refusal }
+            try reject(RejectedRecord(
+                input: position.input, line: position.line, byteOffset: position.byteOffset, reason: refusal.description,
+                record: batch.rawRecord(row: row)))
         }
+        try afterWriting(batch, rows: batch.rowCount - first)
         report(.writing)
     }
 
-    // MARK: - Setting records aside (--on-error skip)
+    // MARK: - Refused records
 
-    /// Writes the batch inside a savepoint; when PostgreSQL refuses one of its records,
-    /// rolls the batch back and writes each record inside a savepoint of its own, setting
-    /// aside the ones refused (counted, with their reasons in `--rejects`). A failure that
-    /// is not a record's (the connection, a lock, the schema) ends the run.
-    private func writeSettingAside(_ batch: RecordBatch) throws {
+    /// Writes the rows of `batch` from `first` inside a savepoint. When PostgreSQL refuses
+    /// one of its records, the batch is rolled back to it and written again record by
+    /// record, each in a savepoint of its own, and `refused` gets each refused record:
+    /// `--on-error skip` sets it aside; otherwise it is the run's error, now naming the
+    /// record (a constraint that `INSERT ... SELECT` checks names no line by itself). A
+    /// failure that is not a record's (the connection, a lock, the schema) ends the run.
+    private func writeIsolatingRefusals(_ batch: RecordBatch, from first: Int, refused: (Int, PostgresError) throws -> Void) throws {
         do {
-            try attempt("sqlimport_batch") { try write(rows: Array(0 ..< batch.rowCount), of: batch) }
+            try attempt("sqlimport_batch") { try write(rows: Array(first ..< batch.rowCount), of: batch) }
         } catch let error as PostgresError where error.kind == .data {
-            for row in 0 ..< batch.rowCount {
+            // COPY's refusals already name their record.
+            if error.position != nil && options.onError != .skip { throw error }
+            for row in first ..< batch.rowCount {
                 do {
                     try attempt("sqlimport_record") { try write(rows: [row], of: batch) }
-                } catch var refusal as PostgresError where refusal.kind == .data {
-                    let position = batch.position(row: row, inputName: inputNames[batch.inputIndex])
-                    refusal.position = position
-                    try reject(RejectedRecord(
-                        input: position.input, line: position.line, byteOffset: position.byteOffset, reason: refusal.description,
-                        record: batch.rawRecord(row: row)))
+                } catch let refusal as PostgresError where refusal.kind == .data {
+                    try refused(row, refusal)
                 }
             }
+            // Refused as a batch, applied record by record (a constraint two records of the
+            // batch break together): reported as it came.
+            if options.onError != .skip { throw error }
         }
     }
 

@@ -1,0 +1,56 @@
+/// `--commit-every` and `--resume` on PostgreSQL: the same progress table as on SQLite
+/// (`RunLog`), `_sqlimport_runs`, in the target table's schema, written in the same
+/// transaction as the rows it describes, so a commit holds both or neither.
+///
+/// ```sql
+/// CREATE TABLE _sqlimport_runs (target text NOT NULL, path text NOT NULL, size bigint,
+///   head_crc32 bigint, committed_offset bigint NOT NULL, committed_rows bigint NOT NULL,
+///   finished boolean NOT NULL, updated_at timestamptz NOT NULL, mtime_ns bigint,
+///   inode bigint, PRIMARY KEY (target, path))
+/// ```
+struct PostgresRunLog {
+    let table: String
+
+    /// The log table next to `schema`'s table (its schema, quoted).
+    init(schema: String) {
+        table = SQLIdentifier.quote(schema) + "." + SQLIdentifier.quote(RunLog.table)
+    }
+
+    func ensureTable(_ connection: PostgresConnection) throws {
+        try connection.execute("""
+            CREATE TABLE IF NOT EXISTS \(table) (target text NOT NULL, path text NOT NULL, size bigint, head_crc32 bigint,
+              committed_offset bigint NOT NULL, committed_rows bigint NOT NULL, finished boolean NOT NULL,
+              updated_at timestamptz NOT NULL, mtime_ns bigint, inode bigint, PRIMARY KEY (target, path))
+            """)
+    }
+
+    func entries(_ connection: PostgresConnection, target: String) throws -> [String: RunLog.Entry] {
+        var result: [String: RunLog.Entry] = [:]
+        let rows = try connection.query(
+            "SELECT path, size, head_crc32, mtime_ns, inode, committed_offset, committed_rows, finished FROM \(table) WHERE target = $1", [target])
+        for row in rows {
+            func number(_ index: Int) -> Int64 { row[index].flatMap { Int64($0) } ?? -1 }
+            guard let path = row[0] else { continue }
+            result[path] = RunLog.Entry(
+                fingerprint: RunLog.Fingerprint(size: number(1), checksum: number(2), modifiedNanoseconds: number(3), inode: number(4)),
+                committedOffset: number(5), committedRows: Int(number(6)), finished: row[7] == "t")
+        }
+        return result
+    }
+
+    func save(_ connection: PostgresConnection, target: String, path: String, entry: RunLog.Entry) throws {
+        _ = try connection.query(
+            """
+            INSERT INTO \(table) (target, path, size, head_crc32, committed_offset, committed_rows, finished, updated_at, mtime_ns, inode)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, now(), $8, $9)
+            ON CONFLICT (target, path) DO UPDATE SET size = excluded.size, head_crc32 = excluded.head_crc32,
+              committed_offset = excluded.committed_offset, committed_rows = excluded.committed_rows, finished = excluded.finished,
+              updated_at = excluded.updated_at, mtime_ns = excluded.mtime_ns, inode = excluded.inode
+            """,
+            [
+                target, path, String(entry.fingerprint.size), String(entry.fingerprint.checksum), String(entry.committedOffset),
+                String(entry.committedRows), entry.finished ? "true" : "false", String(entry.fingerprint.modifiedNanoseconds),
+                String(entry.fingerprint.inode),
+            ])
+    }
+}
