@@ -184,4 +184,27 @@ import Testing
         #expect(deferred.outcome.counts.inserted == 1)
         #expect(deferred.outcome == (try Self.load(input, named: name, schema: schema, upsert: ["lib", "rid"], maintained: true)).outcome)
     }
+
+    /// `--tombstone` deletes rows by their target key as the load goes: the target's
+    /// index stays, so that each deletion finds its row through it.
+    @Test func aFirstLoadWithTombstonesKeepsTheTargetsIndex() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let database = directory.appendingPathComponent("app.db").path
+        try TestSupport.createDatabase(database, schema: TestSupport.seedsSchema)
+        let lines = [
+            #"{"id":"a","libraryID":1,"remoteID":"r1","updatedAt":"t","deleted":false}"#,
+            #"{"id":"a","libraryID":1,"remoteID":"r1","deleted":true}"#,
+            #"{"id":"b","libraryID":1,"remoteID":"r2","updatedAt":"t","deleted":false}"#,
+        ]
+        let input = TestSupport.write(lines.joined(separator: "\n") + "\n", to: directory.appendingPathComponent("t.jsonl"))
+        let result = try TestSupport.run(
+            [input, "--db", database, "--table", "items", "--upsert", "libraryID,remoteID", "--tombstone", "deleted", "--report", "report.json"],
+            in: directory)
+        #expect(result.status == 0, "\(result.stderr)")
+        let report = try JSONSerialization.jsonObject(with: Data(contentsOf: directory.appendingPathComponent("report.json"))) as? [String: Any]
+        #expect((report?["deferredIndexes"] as? [String] ?? []).isEmpty, "\(String(describing: report?["deferredIndexes"]))")
+        let queue = try DatabaseQueue(path: database)
+        #expect(try queue.read { try String.fetchAll($0, sql: "SELECT id FROM items ORDER BY id") } == ["b"])
+    }
 }

@@ -182,11 +182,12 @@ final class ImportRun {
         // value an update may leave alone once the index is back.
         if options.usesGuardedStatements { guardableColumns = try IndexedColumns.read(db, table: table) }
         // The target's index only where its keys' fingerprints compare as it does (built-in
-        // collations), and not with `--alter`, which re-reads the schema mid-run and finds
-        // the target by its index.
+        // collations); not with `--alter`, which re-reads the schema mid-run and finds the
+        // target by its index, nor with `--tombstone`, whose deletions look rows up by it.
         let comparesAsFingerprints = target?.key.collations?.allSatisfy { ["BINARY", "NOCASE", "RTRIM"].contains($0.uppercased()) } ?? true
         deferredIndexes = try DeferredIndexes.drop(
-            db, table: table, target: target?.key.indexName, deferTarget: !options.alter && comparesAsFingerprints)
+            db, table: table, target: target?.key.indexName,
+            deferTarget: !options.alter && options.mirror.tombstone == nil && comparesAsFingerprints)
         summary.deferredIndexes = deferredIndexes.indexes.map(\.name)
         if let target, deferredIndexes.defers(target.key.indexName) {
             let bytes = Self.firstLoadKeyBytes(cacheMiB: options.cacheSizeMiB)
