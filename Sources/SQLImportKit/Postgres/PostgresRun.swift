@@ -174,8 +174,10 @@ final class PostgresRun {
         }
     }
 
-    /// Runs `body` inside savepoint `name`; on a failure rolls back to it, restores the
-    /// counts, the keys met and the staging tables to what they were, and rethrows.
+    /// Runs `body` inside savepoint `name`; when PostgreSQL refuses a record, rolls back to
+    /// it, restores the counts, the keys met and the staging tables to what they were, and
+    /// rethrows. Any other failure ends the run, whose transaction is rolled back whole: it
+    /// is rethrown as it came (a rollback to the savepoint could only hide it).
     private func attempt(_ name: String, _ body: () throws -> Void) throws {
         let counts = summary.counts
         let staging = stagingOfShape
@@ -184,6 +186,7 @@ final class PostgresRun {
         do {
             try body()
         } catch {
+            guard let refusal = error as? PostgresError, refusal.kind == .data else { throw error }
             try connection.execute("ROLLBACK TO SAVEPOINT \(name)")
             try connection.execute("RELEASE SAVEPOINT \(name)")
             summary.counts = counts
