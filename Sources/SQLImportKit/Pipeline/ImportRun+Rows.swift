@@ -106,7 +106,7 @@ extension ImportRun {
         }
     }
 
-    /// Adds the conflict-target keys of the records of `rows` that will be written to
+    /// Adds the key fingerprints of the records of `rows` that will be written to
     /// `firstLoadKeys`, and ends the plain inserts (`endInsertsOnly`) when one may repeat
     /// an earlier record's key, or when the set is full. Returns whether it ended them.
     private func mayConflict(_ rows: Range<Int>, of batch: RecordBatch, plan: BatchPlan, inputName: String) throws -> Bool {
@@ -114,10 +114,12 @@ extension ImportRun {
         for row in rows {
             let index = row - rows.lowerBound
             guard plan.decisions[index] == .write, plan.inside[index], plan.tombstones.isEmpty || !plan.tombstones.contains(index) else { continue }
+            // The fingerprint `decideKeys` took: the target key's (or, where a target column
+            // is NULL, the primary key's, whose repeat SQLite would refuse anyway).
+            let fingerprint = plan.fingerprints[index]
+            guard fingerprint != 0 else { continue }
             let shape = plan.shapes[index]
-            let columns = keyColumns(of: shape).target
-            guard let fingerprint = KeyLedger.fingerprint(row: row, of: batch, shape: shape, columns: columns, domain: 0) else { continue }
-            guard KeyLedger.isExact(row: row, of: batch, shape: shape, columns: columns) else {
+            guard KeyLedger.isExact(row: row, of: batch, shape: shape, columns: keyColumns(of: shape).target) else {
                 try endInsertsOnly(at: "\(batch.position(row: row, inputName: inputName))", "a key value SQLite may store in another form than it is written")
                 return true
             }
