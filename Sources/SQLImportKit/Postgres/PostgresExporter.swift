@@ -125,15 +125,15 @@ public final class PostgresExporter {
             for column in 0 ..< kinds.count {
                 output.append(contentsOf: json.keys[column])
                 if batch.isNull(row, column) {
-                    output.append(contentsOf: Array("null".utf8))
+                    output.append(contentsOf: Spelling.null)
                     continue
                 }
                 let text = batch.bytes(row, column)
                 switch kinds[column] {
                 case .number:
-                    appendNumber(text, to: &output, json: true)
+                    Self.withNumber(text, json: true) { output.append(contentsOf: $0) }
                 case .boolean:
-                    output.append(contentsOf: Array((text.first == UInt8(ascii: "t") ? "true" : "false").utf8))
+                    output.append(contentsOf: text.first == UInt8(ascii: "t") ? Spelling.true : Spelling.false)
                 case .json:
                     output.append(contentsOf: text)
                 case .text:
@@ -152,11 +152,9 @@ public final class PostgresExporter {
                 let text = batch.bytes(row, column)
                 switch kinds[column] {
                 case .number:
-                    var digits: [UInt8] = []
-                    appendNumber(text, to: &digits, json: false)
-                    digits.withUnsafeBytes { delimited.appendText($0, to: &output) }
+                    Self.withNumber(text, json: false) { delimited.appendText($0, to: &output) }
                 case .boolean:
-                    Array((text.first == UInt8(ascii: "t") ? "true" : "false").utf8).withUnsafeBytes { delimited.appendText($0, to: &output) }
+                    (text.first == UInt8(ascii: "t") ? Spelling.true : Spelling.false).withUnsafeBytes { delimited.appendText($0, to: &output) }
                 case .json, .text:
                     delimited.appendText(text, to: &output)
                 }
@@ -165,17 +163,25 @@ public final class PostgresExporter {
         }
     }
 
-    /// A number's text as PostgreSQL wrote it (exact digits, shortest floats), with its
-    /// infinities as `1e999` and `-1e999`, and NaN as a string in JSON.
-    private static func appendNumber(_ text: UnsafeRawBufferPointer, to output: inout [UInt8], json: Bool) {
-        if text.elementsEqual("Infinity".utf8) {
-            output.append(contentsOf: Array("1e999".utf8))
-        } else if text.elementsEqual("-Infinity".utf8) {
-            output.append(contentsOf: Array("-1e999".utf8))
-        } else if json && text.elementsEqual("NaN".utf8) {
-            output.append(contentsOf: Array("\"NaN\"".utf8))
-        } else {
-            output.append(contentsOf: text)
+    /// Spellings written often, made once (not an array per value).
+    private enum Spelling {
+        static let null = Array("null".utf8)
+        static let `true` = Array("true".utf8)
+        static let `false` = Array("false".utf8)
+        static let infinity = Array("1e999".utf8)
+        static let minusInfinity = Array("-1e999".utf8)
+        static let nanString = Array("\"NaN\"".utf8)
+    }
+
+    /// Calls `body` with a number's text as PostgreSQL wrote it (exact digits, shortest
+    /// floats), or its infinities as `1e999` and `-1e999`, and NaN as a string in JSON.
+    private static func withNumber(_ text: UnsafeRawBufferPointer, json: Bool, _ body: (UnsafeRawBufferPointer) -> Void) {
+        // Only `Infinity`, `-Infinity` and `NaN` are not already the number.
+        if text.last == UInt8(ascii: "y") || text.last == UInt8(ascii: "N") {
+            if text.elementsEqual("Infinity".utf8) { return Spelling.infinity.withUnsafeBytes(body) }
+            if text.elementsEqual("-Infinity".utf8) { return Spelling.minusInfinity.withUnsafeBytes(body) }
+            if json && text.elementsEqual("NaN".utf8) { return Spelling.nanString.withUnsafeBytes(body) }
         }
+        body(text)
     }
 }
