@@ -32,12 +32,17 @@ struct PostgresBatchPlan {
     ) rethrows {
         let count = keys.count
         rounds = Array(repeating: 1, count: count)
+        // Per-row arrays and growing dictionaries were a tenth of a first load's writing
+        // thread: the keys are handled one by one, and the dictionaries sized once.
         // Backwards: the next record sharing a key.
         var nextByKey: [Int: Int] = [:]
+        nextByKey.reserveCapacity(count * 2)
         var superseder = Array(repeating: -1, count: count)
         for row in stride(from: count - 1, through: 0, by: -1) {
             let (target, primary) = keys[row]
-            let next = [target.flatMap { nextByKey[$0] }, primary.flatMap { nextByKey[$0] }].compactMap { $0 }.min()
+            let byTarget = target.flatMap { nextByKey[$0] }
+            let byPrimary = primary.flatMap { nextByKey[$0] }
+            let next = byTarget.map { first in byPrimary.map { min(first, $0) } ?? first } ?? byPrimary
             if supersedes, let next, shapes[next] == shapes[row], identities[next] == identities[row] {
                 rounds[row] = 0
                 superseder[row] = next
@@ -46,11 +51,13 @@ struct PostgresBatchPlan {
             if let primary { nextByKey[primary] = row }
         }
         var latest: [Int: (round: Int32, row: Int)] = [:]
+        latest.reserveCapacity(count * 2)
         var shapeOfKey: [Int: Int] = [:]
+        shapeOfKey.reserveCapacity(count * 2)
         for row in 0 ..< count {
             let (target, primary) = keys[row]
-            let rowKeys = [target, primary].compactMap { $0 }
-            for key in rowKeys {
+            for key in [target, primary] {
+                guard let key else { continue }
                 if let shape = shapeOfKey.updateValue(shapes[row], forKey: key), shape != shapes[row] { shapesShareKeys = true }
             }
             if rounds[row] == 0 {
@@ -58,13 +65,20 @@ struct PostgresBatchPlan {
                 try duplicate?(row, superseder[row])
                 continue
             }
-            let earlier = rowKeys.compactMap { latest[$0] }.max { $0.round < $1.round }
+            var earlier: (round: Int32, row: Int)?
+            var seenBefore = false
+            for key in [target, primary] {
+                guard let key else { continue }
+                if let found = latest[key], found.round > (earlier?.round ?? 0) { earlier = found }
+                if seen.contains(key) { seenBefore = true }
+            }
             rounds[row] = (earlier?.round ?? 0) + 1
-            if earlier != nil || rowKeys.contains(where: { seen.contains($0) }) {
+            if earlier != nil || seenBefore {
                 repeats += 1
                 try duplicate?(earlier?.row, row)
             }
-            for key in rowKeys {
+            for key in [target, primary] {
+                guard let key else { continue }
                 latest[key] = (rounds[row], row)
                 if seen.insert(key).inserted { added.append(key) }
             }

@@ -35,6 +35,14 @@ package final class PostgresConnection {
         try check(result)
     }
 
+    /// Runs `sql` (one statement) and returns the rows it inserted, updated or deleted.
+    package func executeCounting(_ sql: String) throws(PostgresError) -> Int {
+        let result = PQexec(connection, sql)
+        defer { PQclear(result) }
+        try check(result)
+        return Int(String(cString: PQcmdTuples(result))) ?? 0
+    }
+
     /// Runs `sql` with text parameters `$1, $2, ...` and returns its rows as text.
     package func query(_ sql: String, _ parameters: [String?] = []) throws(PostgresError) -> [[String?]] {
         let result = withParameters(parameters) { values in
@@ -65,8 +73,11 @@ package final class PostgresConnection {
         return PostgresResult(result!)
     }
 
-    /// `COPY ... FROM STDIN` with `data` (COPY text format) as its input.
-    package func copy(_ sql: String, data: UnsafeRawBufferPointer) throws(PostgresError) {
+    /// `COPY ... FROM STDIN` with the text `produce` passes to its `send` (COPY text
+    /// format, any number of pieces): the server parses one piece while the next is made.
+    /// When `produce` throws, the COPY is aborted and its error is the one thrown.
+    /// Returns the rows it inserted.
+    package func copy(_ sql: String, produce: (_ send: (UnsafeRawBufferPointer) -> Void) throws -> Void) throws -> Int {
         let start = PQexec(connection, sql)
         let status = PQresultStatus(start)
         if status != PGRES_COPY_IN {
@@ -75,20 +86,27 @@ package final class PostgresConnection {
             throw PostgresError(kind: .server, message: "COPY did not start")
         }
         PQclear(start)
-        var offset = 0
-        while offset < data.count {
-            let count = min(data.count - offset, 1 << 20)
-            let sent = PQputCopyData(connection, data.baseAddress!.assumingMemoryBound(to: CChar.self) + offset, Int32(count))
-            if sent != 1 { break }
-            offset += count
+        var broken = false
+        var producerError: (any Error)?
+        do {
+            try produce { data in
+                guard !broken, data.count > 0 else { return }
+                broken = PQputCopyData(connection, data.baseAddress!.assumingMemoryBound(to: CChar.self), Int32(data.count)) != 1
+            }
+        } catch {
+            producerError = error
         }
-        _ = PQputCopyEnd(connection, offset < data.count ? "aborted" : nil)
+        _ = PQputCopyEnd(connection, broken || producerError != nil ? "aborted" : nil)
         var failure: PostgresError?
+        var copied = 0
         while let result = PQgetResult(connection) {
             do throws(PostgresError) { try check(result) } catch { failure = failure ?? error }
+            if failure == nil { copied += Int(String(cString: PQcmdTuples(result))) ?? 0 }
             PQclear(result)
         }
+        if let producerError { throw producerError }
         if let failure { throw failure }
+        return copied
     }
 
     private func check(_ result: OpaquePointer?) throws(PostgresError) {

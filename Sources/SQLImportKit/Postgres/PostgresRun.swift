@@ -30,6 +30,10 @@ final class PostgresRun {
     /// The keys added to `seenKeys` since the last savepoint (`attempt`).
     var addedKeys: [Int] = []
     var rejectsFile: RejectsFile?
+    /// The table started empty and no record has met a row yet (`PostgresUpsert.apply`).
+    var insertsOnly = false
+    /// Whether a COPY into the table is an INSERT (`copyIntoTable`), once asked.
+    var tableTakesCopy: Bool?
 
     // Checkpoints (`PostgresRun+Checkpoints`).
     var runLog: PostgresRunLog?
@@ -50,7 +54,12 @@ final class PostgresRun {
         summary = ImportSummary(
             database: PostgresConnection.redacted(options.databasePath), table: requestedTable, merge: options.merge.description,
             strategy: "copy", strategyReason: "PostgreSQL: COPY into a staging table, then one INSERT ... ON CONFLICT per batch")
-        if schema != nil { try resolveKeys() }
+        if let schema {
+            try resolveKeys()
+            insertsOnly = try connection.query("SELECT NOT EXISTS (SELECT FROM \(schema.qualifiedName))").first?[0] == "t"
+        } else {
+            insertsOnly = true
+        }
     }
 
     /// The conflict target `--upsert` names, and the primary key behind a partial one.
@@ -242,6 +251,9 @@ final class PostgresRun {
         let identityFields = keyFields.union(predicateFields).sorted()
         var shapeIDs: [[Int]: Int] = [:]
         var shapes: [[Int]] = []
+        var shapeOfMask: [UInt64: Int] = [:]
+        let fieldCount = columnOfField.count
+        let isKeyField = (0 ..< fieldCount).map(keyFields.contains)
         var shapeOfRow: [Int] = []
         var keys: [(target: Int?, primary: Int?)] = []
         var identities: [[UInt8]] = []
@@ -249,16 +261,28 @@ final class PostgresRun {
             let bytes = buffer.baseAddress!
             for row in selected {
                 let width = batch.rowEnd(row) - batch.rowStarts[row]
-                var shape: [Int] = []
-                for field in 0 ..< columnOfField.count where columnOfField[field] != nil {
-                    if keyFields.contains(field) || (field < width && batch.cell(row: row, column: field).kind != .absent) { shape.append(field) }
+                func inShape(_ field: Int) -> Bool {
+                    columnOfField[field] != nil && (isKeyField[field] || (field < width && batch.cell(row: row, column: field).kind != .absent))
                 }
-                let id = shapeIDs[shape] ?? shapes.count
-                if id == shapes.count {
-                    shapeIDs[shape] = id
-                    shapes.append(shape)
+                // Up to 64 fields, a shape is first told by a bit mask (an array per
+                // record was a twentieth of the writing thread).
+                var mask: UInt64 = 0
+                var id: Int?
+                if fieldCount <= 64 {
+                    for field in 0 ..< fieldCount where inShape(field) { mask |= 1 << UInt64(field) }
+                    id = shapeOfMask[mask]
                 }
-                shapeOfRow.append(id)
+                if id == nil {
+                    let shape = (0 ..< fieldCount).filter(inShape)
+                    let found = shapeIDs[shape] ?? shapes.count
+                    if found == shapes.count {
+                        shapeIDs[shape] = found
+                        shapes.append(shape)
+                    }
+                    if fieldCount <= 64 { shapeOfMask[mask] = found }
+                    id = found
+                }
+                shapeOfRow.append(id!)
                 func cell(_ field: Int) -> Cell { field < width ? batch.cell(row: row, column: field) : .absent }
                 func hash(_ fields: [Int]?, domain: UInt8) -> Int? {
                     guard let fields else { return nil }
@@ -344,14 +368,30 @@ final class PostgresRun {
 
     private func write(rows: [Int], fields: [Int], rounds: [Int32], of batch: RecordBatch) throws {
         let columns = fields.map { columnOfField[$0]! }
+        if insertsOnly, try copyIntoTable(rows: rows, fields: fields, rounds: rounds, of: batch) { return }
         let staging = try stagingTable(for: columns)
         var first: Int64 = 0
         try connection.execute("TRUNCATE \(staging)")
-        let text = try copyText(rows: rows, fields: fields, rounds: rounds, of: batch, firstSequence: &first)
+        _ = try copy(
+            into: "\(staging) (sqlimport_seq, sqlimport_round, \(SQLIdentifier.quoteList(columns)))", rows: rows, fields: fields, rounds: rounds,
+            of: batch, firstSequence: &first)
+        let statement = PostgresUpsert(
+            table: schema.qualifiedName, staging: staging, columns: columns, target: target, fallbackKey: fallbackKey, policy: options.merge,
+            schema: schema)
+        var counts = summary.counts
+        let lastRound = Int(rows.map { rounds[$0] }.max() ?? 1)
+        try statement.apply(connection, counts: &counts, rounds: lastRound, nullKeyInserts: options.nullKey == .insert, insertsOnly: &insertsOnly) { sequence in
+            self.position(ofSequence: sequence, first: first, rows: rows, batch: batch)
+        }
+        summary.counts = counts
+    }
+
+    /// `COPY into FROM STDIN` with `rows` (with their sequence numbers and `rounds` when
+    /// given); returns the rows it inserted. A value the column refuses names its record.
+    func copy(into: String, rows: [Int], fields: [Int], rounds: [Int32]?, of batch: RecordBatch, firstSequence: inout Int64) throws -> Int {
         do {
-            try text.withUnsafeBytes { bytes in
-                try connection.copy(
-                    "COPY \(staging) (sqlimport_seq, sqlimport_round, \(SQLIdentifier.quoteList(columns))) FROM STDIN", data: bytes)
+            return try connection.copy("COPY \(into) FROM STDIN") { send in
+                try copyText(rows: rows, fields: fields, rounds: rounds, of: batch, firstSequence: &firstSequence, send: send)
             }
         } catch var error as PostgresError {
             // "COPY sqlimport_staging_1, line 3, column libraryID: ..." names the record.
@@ -365,15 +405,6 @@ final class PostgresRun {
             }
             throw error
         }
-        let statement = PostgresUpsert(
-            table: schema.qualifiedName, staging: staging, columns: columns, target: target, fallbackKey: fallbackKey, policy: options.merge,
-            schema: schema)
-        var counts = summary.counts
-        let lastRound = Int(rows.map { rounds[$0] }.max() ?? 1)
-        try statement.apply(connection, counts: &counts, rounds: lastRound, nullKeyInserts: options.nullKey == .insert) { sequence in
-            self.position(ofSequence: sequence, first: first, rows: rows, batch: batch)
-        }
-        summary.counts = counts
     }
 
     /// The position of the record COPY gave sequence number `sequence`.
@@ -397,9 +428,13 @@ final class PostgresRun {
     /// The rows in COPY's text format: `\N` for NULL; backslash, tab, newline and carriage
     /// return escaped; every value as its text, for PostgreSQL to parse into the column's
     /// type (an integer beyond int64 is exact in a numeric column, refused in a bigint one).
-    private func copyText(rows: [Int], fields: [Int], rounds: [Int32], of batch: RecordBatch, firstSequence: inout Int64) throws -> [UInt8] {
+    private func copyText(
+        rows: [Int], fields: [Int], rounds: [Int32]?, of batch: RecordBatch, firstSequence: inout Int64, send: (UnsafeRawBufferPointer) -> Void
+    ) throws {
+        // Sent in pieces, so that the server parses while the rest is made.
+        let piece = 256 << 10
         var out: [UInt8] = []
-        out.reserveCapacity(batch.bytes.count + rows.count * 16)
+        out.reserveCapacity(piece + 64 << 10)
         firstSequence = sequence
         // A JSON string into a json/jsonb column is that JSON string, quoted (nested JSON
         // is already JSON text; CSV text is JSON as written). A number beyond a double's
@@ -411,19 +446,21 @@ final class PostgresRun {
         try batch.bytes.withUnsafeBufferPointer { buffer in
             let bytes = buffer.baseAddress!
             for row in rows {
-                Self.appendDigits(sequence, to: &out)
-                sequence += 1
-                out.append(0x09)
-                Self.appendDigits(Int64(rounds[row]), to: &out)
+                if let rounds {
+                    Self.appendDigits(sequence, to: &out)
+                    sequence += 1
+                    out.append(0x09)
+                    Self.appendDigits(Int64(rounds[row]), to: &out)
+                }
                 // A record read before a field first appeared has no cell for it.
                 let width = batch.rowEnd(row) - batch.rowStarts[row]
                 for (position, field) in fields.enumerated() {
-                    out.append(0x09)
+                    if rounds != nil || position > 0 { out.append(0x09) }
                     let cell = field < width ? batch.cell(row: row, column: field) : .absent
                     if cell.kind == .text && isJSON[position] {
                         quoted.removeAll(keepingCapacity: true)
                         _ = JSONRowEncoder.appendString(UnsafeRawBufferPointer(start: bytes + Int(cell.payload), count: Int(cell.length)), to: &quoted)
-                        Self.appendEscaped(quoted, to: &out)
+                        quoted.withUnsafeBytes { Self.appendEscaped($0, to: &out) }
                         continue
                     }
                     if cell.kind == .numberAsText && isFloat[position],
@@ -453,22 +490,33 @@ final class PostgresRun {
                     Self.appendText(of: cell, bytes: bytes) { Self.appendEscaped($0, to: &out) }
                 }
                 out.append(0x0A)
+                if out.count >= piece {
+                    out.withUnsafeBytes(send)
+                    out.removeAll(keepingCapacity: true)
+                }
             }
         }
-        return out
+        out.withUnsafeBytes(send)
     }
 
     /// `text` in COPY's text format: backslash, tab, newline and carriage return escaped.
-    static func appendEscaped(_ text: some Sequence<UInt8>, to out: inout [UInt8]) {
-        for byte in text {
+    /// Runs without one of them are appended whole (a byte at a time was an eighth of
+    /// the writer's time).
+    static func appendEscaped(_ text: UnsafeRawBufferPointer, to out: inout [UInt8]) {
+        var start = 0
+        for index in 0 ..< text.count {
+            let byte = text[index]
+            guard byte == 0x5C || byte == 0x09 || byte == 0x0A || byte == 0x0D else { continue }
+            if index > start { out.append(contentsOf: UnsafeRawBufferPointer(rebasing: text[start ..< index])) }
             switch byte {
             case 0x5C: out.append(contentsOf: [0x5C, 0x5C])
             case 0x09: out.append(contentsOf: [0x5C, 0x74])
             case 0x0A: out.append(contentsOf: [0x5C, 0x6E])
-            case 0x0D: out.append(contentsOf: [0x5C, 0x72])
-            default: out.append(byte)
+            default: out.append(contentsOf: [0x5C, 0x72])
             }
+            start = index + 1
         }
+        if text.count > start { out.append(contentsOf: UnsafeRawBufferPointer(rebasing: text[start...])) }
     }
 
     /// `value`'s decimal digits, without a String per value.

@@ -26,8 +26,12 @@ struct PostgresUpsert {
         return names
     }
 
+    /// Applies the staging table's records. `insertsOnly` says that the target table
+    /// started empty and no record of this run has met a row yet: a batch without a
+    /// repeated key then goes in with one plain `INSERT` (see `insertAllNew`), and the
+    /// first conflict turns it off for the rest of the run.
     func apply(
-        _ connection: PostgresConnection, counts: inout OutcomeCounts, rounds: Int, nullKeyInserts: Bool,
+        _ connection: PostgresConnection, counts: inout OutcomeCounts, rounds: Int, nullKeyInserts: Bool, insertsOnly: inout Bool,
         position: (Int64) -> SourcePosition
     ) throws {
         guard let target, let key = inputColumns(target) else {
@@ -37,17 +41,26 @@ struct PostgresUpsert {
         let complete = key.map { "\(q($0)) IS NOT NULL" }.joined(separator: " AND ")
         let predicate = target.predicate.map { "(\($0)) IS TRUE AND " } ?? ""
         // 1. Route: inside the target, or outside it (a NULL key column, or a partial
-        //    index's predicate not true).
-        // Records arrive inside (the column's default); only those outside are written.
-        try connection.execute(
-            "UPDATE \(staging) SET sqlimport_route = \(Self.outside) WHERE NOT (\(predicate)\(complete))")
-        let primary = fallbackKey.flatMap(inputColumns)
-        let outsideCount = try count(connection, "SELECT count(*) FROM \(staging) WHERE sqlimport_route = \(Self.outside) AND sqlimport_round > 0")
+        //    index's predicate not true). Counted in one pass; records arrive inside (the
+        //    column's default), and only those outside are written.
+        let outsideRoute = "NOT (\(predicate)\(complete))"
+        let tally = try connection.query(
+            """
+            SELECT count(*) FILTER (WHERE \(outsideRoute) AND sqlimport_round > 0),
+                   count(*) FILTER (WHERE (\(target.predicate ?? "TRUE")) IS NOT TRUE),
+                   count(*) FILTER (WHERE sqlimport_round > 0)
+            FROM \(staging)
+            """
+        ).first ?? []
+        let number: (Int) -> Int = { index in index < tally.count ? Int(tally[index] ?? "0") ?? 0 : 0 }
+        let outsideCount = number(0)
         // As SQLite counts them: records the partial index's predicate leaves out (not
         // those inside it with a NULL key column).
-        if let filter = target.predicate {
-            counts.outsidePartialIndex += try count(connection, "SELECT count(*) FROM \(staging) WHERE (\(filter)) IS NOT TRUE")
+        counts.outsidePartialIndex += number(1)
+        if outsideCount > 0 {
+            try connection.execute("UPDATE \(staging) SET sqlimport_route = \(Self.outside) WHERE \(outsideRoute)")
         }
+        let primary = fallbackKey.flatMap(inputColumns)
         if outsideCount > 0 && primary == nil {
             let first = try connection.query("SELECT min(sqlimport_seq) FROM \(staging) WHERE sqlimport_route = \(Self.outside) AND sqlimport_round > 0")
             let where_ = position(Int64(first.first?[0] ?? "0") ?? 0)
@@ -62,17 +75,71 @@ struct PostgresUpsert {
                 throw UpsertError.nullKey(position: where_, key: "(\(key.joined(separator: ", ")))", why: why)
             }
         }
+        if insertsOnly && rounds <= 1 {
+            if try insertAllNew(connection, records: number(2) - (primary == nil ? outsideCount : 0), counts: &counts) { return }
+            insertsOnly = false
+        }
         // 2. Rounds (`PostgresBatchPlan`): a row is touched once per statement.
-        for round in 1 ... max(rounds, 1) {
-            if let primary {
-                try checkIdentities(connection, key: key, primary: primary, round: round, position: position)
-            }
-            // 3. Apply each route with its conflict clause.
-            try upsert(connection, route: Self.inside, round: round, conflict: key, predicate: target.predicate, keyColumns: key + (primary ?? []), counts: &counts)
-            if let primary {
-                try upsert(connection, route: Self.outside, round: round, conflict: primary, predicate: nil, keyColumns: key + primary, counts: &counts)
+        func applyRounds(checked: Bool) throws {
+            for round in 1 ... max(rounds, 1) {
+                if let primary, checked {
+                    try checkIdentities(connection, key: key, primary: primary, round: round, position: position)
+                }
+                // 3. Apply each route with its conflict clause.
+                try upsert(
+                    connection, route: Self.inside, round: round, conflict: key, predicate: target.predicate, keyColumns: key + (primary ?? []),
+                    guardIdentity: checked || primary == nil ? nil : .primaryKey(table: fallbackKey!.columns, input: primary!),
+                    counts: &counts)
+                if let primary {
+                    try upsert(
+                        connection, route: Self.outside, round: round, conflict: primary, predicate: nil, keyColumns: key + primary,
+                        guardIdentity: checked ? nil : .key(table: target.columns, input: key), counts: &counts)
+                }
             }
         }
+        // The identity rule costs two index probes per record when checked before the
+        // statements (`checkIdentities`). Almost every batch keeps it, so the statements
+        // run first with the rule as a guard in their DO UPDATE (a record meeting a row
+        // of another identity raises `identityGuardState`), and a record whose key finds
+        // no row while its primary key does fails its INSERT (23505). Either failure
+        // rolls the statements back, and the batch runs again with the full check, which
+        // routes such records or names them as before.
+        guard let primary, policy != .ignore, columns.contains(where: { !Set((key + primary).map { $0.lowercased() }).contains($0.lowercased()) }) else {
+            try applyRounds(checked: true)
+            return
+        }
+        try Self.defineIdentityGuard(connection)
+        let before = counts
+        try connection.execute("SAVEPOINT sqlimport_guarded")
+        do {
+            try applyRounds(checked: false)
+            try connection.execute("RELEASE SAVEPOINT sqlimport_guarded")
+        } catch {
+            guard let refusal = error as? PostgresError, refusal.sqlState == Self.identityGuardState || refusal.sqlState == "23505" else { throw error }
+            try connection.execute("ROLLBACK TO SAVEPOINT sqlimport_guarded")
+            try connection.execute("RELEASE SAVEPOINT sqlimport_guarded")
+            counts = before
+            try applyRounds(checked: true)
+        }
+    }
+
+    /// The SQLSTATE the identity guard raises (a code of sqlimport's own).
+    static let identityGuardState = "SQ001"
+
+    /// The guard's function, in the session's temporary schema (once per transaction).
+    private static func defineIdentityGuard(_ connection: PostgresConnection) throws(PostgresError) {
+        try connection.execute(
+            """
+            CREATE OR REPLACE FUNCTION pg_temp.sqlimport_identity_guard() RETURNS boolean LANGUAGE plpgsql VOLATILE AS
+            $$ BEGIN RAISE EXCEPTION USING ERRCODE = '\(identityGuardState)', MESSAGE = 'sqlimport: a record meets a row of another identity'; END $$
+            """)
+    }
+
+    /// What a guarded statement's DO UPDATE compares between the row it found and the
+    /// record: the table's columns and the record's (input spelling).
+    enum IdentityGuard {
+        case primaryKey(table: [String], input: [String])
+        case key(table: [String], input: [String])
     }
 
     /// The SQLite target's identity rule: a record never merges into a row of another
@@ -131,7 +198,8 @@ struct PostgresUpsert {
     /// `INSERT ... SELECT ... ON CONFLICT (conflict) [WHERE predicate] DO UPDATE SET ...
     /// WHERE newer AND changed RETURNING (xmax = 0)`.
     private func upsert(
-        _ connection: PostgresConnection, route: Int, round: Int, conflict: [String], predicate: String?, keyColumns: [String], counts: inout OutcomeCounts
+        _ connection: PostgresConnection, route: Int, round: Int, conflict: [String], predicate: String?, keyColumns: [String],
+        guardIdentity: IdentityGuard? = nil, counts: inout OutcomeCounts
     ) throws {
         let selected = "sqlimport_route = \(route) AND sqlimport_round = \(round)"
         let records = try count(connection, "SELECT count(*) FROM \(staging) WHERE \(selected)")
@@ -171,7 +239,13 @@ struct PostgresUpsert {
                 schema.column(named: column)?.type == "json" ? "(\(value))::text" : value
             }
             let changed = "(\(assigned.map { comparable($0, "\(row).\(q($0))") }.joined(separator: ", ")), NULL) IS DISTINCT FROM (\(assigned.map { comparable($0, newValue($0)) }.joined(separator: ", ")), NULL)"
-            action = "DO UPDATE SET \(set) WHERE \(newer) AND \(changed)"
+            var condition = "\(newer) AND \(changed)"
+            switch guardIdentity {
+            case .primaryKey(let table, let input), .key(let table, let input):
+                condition = "CASE WHEN \(self.row(table, prefix: "\(row).")) IS DISTINCT FROM \(self.row(input, prefix: "EXCLUDED.")) THEN pg_temp.sqlimport_identity_guard() ELSE \(condition) END"
+            case nil: break
+            }
+            action = "DO UPDATE SET \(set) WHERE \(condition)"
         }
         let returned = try connection.query(
             """
@@ -187,6 +261,29 @@ struct PostgresUpsert {
             counts.skipped += skipped
             counts.unchanged += records - returned.count - skipped
         }
+    }
+
+    /// Inserts every record with a plain `INSERT` (no conflict clause: no speculative
+    /// insertion, one statement for both routes), inside a savepoint. It succeeds exactly
+    /// when no record meets a row, when the upserts would have inserted every record; a
+    /// unique violation rolls it back and returns false, for the upserts to run.
+    private func insertAllNew(_ connection: PostgresConnection, records: Int, counts: inout OutcomeCounts) throws -> Bool {
+        try connection.execute("SAVEPOINT sqlimport_inserts")
+        let inserted: Int
+        do {
+            inserted = try connection.executeCounting(
+                "INSERT INTO \(table) (\(list(columns))) SELECT \(list(columns)) FROM \(staging) WHERE sqlimport_round > 0 ORDER BY sqlimport_seq")
+        } catch {
+            guard error.sqlState == "23505" else { throw error }
+            try connection.execute("ROLLBACK TO SAVEPOINT sqlimport_inserts")
+            try connection.execute("RELEASE SAVEPOINT sqlimport_inserts")
+            return false
+        }
+        try connection.execute("RELEASE SAVEPOINT sqlimport_inserts")
+        counts.inserted += inserted
+        // A BEFORE trigger that returns NULL leaves a record out, as in the upserts.
+        counts.unchanged += records - inserted
+        return true
     }
 
     /// No conflict target: every record is inserted.
