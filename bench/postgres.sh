@@ -90,6 +90,10 @@ timed() {  # label rows command...
   rss=$( { /usr/bin/time -f '%M' "${@:3}" >/dev/null; } 2>&1 | tail -1 ); end=$(date +%s.%N)
   printf '%-48s %7.2f s  %9.0f rows/s  peak RSS %6.1f MiB\n' "$1" "$(echo "$end - $start" | bc)" "$(echo "$2 / ($end - $start)" | bc -l)" "$(echo "$rss / 1024" | bc -l)"
 }
+# Warm-up, untimed: a fresh cluster's first load also creates its WAL segments, which
+# every later load recycles; without it the first contender (sqlimport) pays for them.
+psql -q "$PGURL" -c "$SCHEMA" 2>/dev/null
+psql -q -v ON_ERROR_STOP=1 "$PGURL" -f "$W/route-base.sql" >/dev/null
 for round in $(seq 1 "${ROUNDS:-3}"); do
   psql -q "$PGURL" -c "$SCHEMA" 2>/dev/null
   timed "[$round] sqlimport first load" "$N" "$BIN" "$W/base.jsonl" --db "$PGURL" --table items --upsert libraryID,remoteID -q

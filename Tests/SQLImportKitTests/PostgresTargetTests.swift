@@ -385,6 +385,117 @@ import Testing
 
     /// `export` reads PostgreSQL: a table as JSON Lines and CSV (golden files in
     /// fixtures/postgres), a query, and JSON Lines that import back as the same rows.
+    /// `--null-key skip` without a primary key in the input: records no clause can match
+    /// (a NULL key column, or outside the partial index, twice over in one case) are set
+    /// aside with their lines and reasons as on SQLite; the rest are upserted.
+    @Test func nullKeySkipSetsAsideWhatNoClauseCanMatchAsSQLiteDoes() throws {
+        let url = try PostgresServer.database(
+            schema: Self.schemaName(#function),
+            setUp: #"CREATE TABLE things (rowid_ bigserial PRIMARY KEY, "libraryID" INTEGER, "remoteID" TEXT, name TEXT); CREATE UNIQUE INDEX things_remote ON things ("libraryID", "remoteID") WHERE "remoteID" IS NOT NULL;"#)
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        _ = try TestSupport.runShell(
+            "sqlite3 app.db 'CREATE TABLE things (rowid_ INTEGER PRIMARY KEY, libraryID INTEGER, remoteID TEXT, name TEXT); CREATE UNIQUE INDEX things_remote ON things (libraryID, remoteID) WHERE remoteID IS NOT NULL;'",
+            in: directory)
+        let lines = [
+            #"{"libraryID":1,"remoteID":"r1","name":"one"}"#,
+            #"{"libraryID":1,"remoteID":null,"name":"outside"}"#,
+            #"{"libraryID":null,"remoteID":"r2","name":"null library"}"#,
+            #"{"libraryID":1,"remoteID":"r1","name":"one again"}"#,
+            #"{"libraryID":2,"remoteID":null,"name":"twice"}"#,
+            #"{"libraryID":2,"remoteID":null,"name":"twice"}"#,
+            #"{"libraryID":2,"remoteID":"r3","name":"three"}"#,
+        ]
+        TestSupport.write(lines.joined(separator: "\n") + "\n", to: directory.appendingPathComponent("things.jsonl"))
+        for round in 0 ..< 2 {
+            var rejected: [[String]] = []
+            var counts: [[Int?]] = []
+            for (name, db) in [("pg", url), ("lite", "app.db")] {
+                let result = try TestSupport.run(
+                    ["things.jsonl", "--db", db, "--upsert", "libraryID,remoteID", "--null-key", "skip", "--report", "\(name).json"], in: directory)
+                #expect(result.status == 2, "\(name): \(result.stderr)")
+                // The line and the reason's kind (each target prints the predicate its way).
+                let json = try JSONSerialization.jsonObject(with: Data(contentsOf: directory.appendingPathComponent("\(name).json"))) as? [String: Any]
+                rejected.append(((json?["firstRejects"] as? [String]) ?? []).map { reason in
+                    let line = reason.split(separator: " ").first.map(String.init) ?? ""
+                    return reason.contains("has a NULL column, which a unique index never matches (--null-key skip)") ? "\(line) null column"
+                        : reason.contains("falls outside the partial index's predicate") && reason.hasSuffix("(--null-key skip)") ? "\(line) outside" : reason
+                })
+                let report = try Self.counts(directory.appendingPathComponent("\(name).json"))
+                counts.append((Self.comparedCounts + ["rejected"]).map { report[$0] })
+            }
+            #expect(rejected[0] == ["things.jsonl:2 outside", "things.jsonl:3 null column", "things.jsonl:5 outside", "things.jsonl:6 outside"], "round \(round): \(rejected)")
+            #expect(rejected[0] == rejected[1], "round \(round): \(rejected)")
+            #expect(counts[0] == counts[1], "round \(round): \(counts)")
+            let query = #"SELECT "libraryID", "remoteID", name FROM things ORDER BY "libraryID", "remoteID""#
+            let pgRows = try PostgresServer.query(url, query)
+            #expect(pgRows == "1|r1|one again\n2|r3|three\n", "\(pgRows)")
+            #expect(pgRows == (try TestSupport.runShell("sqlite3 app.db '\(query)'", in: directory).stdout))
+        }
+    }
+
+    /// `--create-index` on a table without the key: the same partial unique index as on
+    /// SQLite (the nullable remote id makes it partial), the same rows and counts, a re-run
+    /// that uses it; and rows that already break the key refuse it, naming a duplicate.
+    @Test func createIndexMakesTheMissingKeyAsOnSQLite() throws {
+        let withoutKey = Self.itemsSchema.components(separatedBy: "CREATE UNIQUE INDEX")[0]
+        let url = try PostgresServer.database(schema: Self.schemaName(#function), setUp: withoutKey)
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        _ = try TestSupport.runShell(
+            "sqlite3 app.db 'CREATE TABLE items (id TEXT PRIMARY KEY NOT NULL, name TEXT NOT NULL DEFAULT \"\", libraryID INTEGER NOT NULL, remoteID TEXT, notes TEXT, updatedAt TEXT NOT NULL)'",
+            in: directory)
+        let step = ["\(TestSupport.fixtures.path)/items.jsonl", "--table", "items", "--upsert", "libraryID,remoteID", "--create-index"]
+        for run in 0 ..< 2 {
+            let onPostgres = try TestSupport.run(step + ["--db", url, "--report", "pg.json"], in: directory)
+            let onSQLite = try TestSupport.run(step + ["--db", "app.db", "--report", "lite.json"], in: directory)
+            #expect(onPostgres.status == 0, "\(onPostgres.stderr)")
+            #expect(onSQLite.status == 0, "\(onSQLite.stderr)")
+            #expect(onPostgres.stderr.contains("created index") == (run == 0), "\(onPostgres.stderr)")
+            let pg = try Self.counts(directory.appendingPathComponent("pg.json"))
+            let lite = try Self.counts(directory.appendingPathComponent("lite.json"))
+            #expect(Self.comparedCounts.map { pg[$0] } == Self.comparedCounts.map { lite[$0] }, "run \(run): \(pg) vs \(lite)")
+        }
+        let definition = try PostgresServer.query(url, "SELECT indexdef FROM pg_indexes WHERE schemaname = current_schema() AND indexname LIKE 'sqlimport%'")
+        #expect(definition.hasPrefix("CREATE UNIQUE INDEX \"sqlimport_items_libraryID_remoteID\" ON "), "\(definition)")
+        #expect(definition.hasSuffix(".items USING btree (\"libraryID\", \"remoteID\") WHERE (\"remoteID\" IS NOT NULL)\n"), "\(definition)")
+        let pgRows = try PostgresServer.query(url, Self.rowsQuery)
+        let liteRows = try TestSupport.runShell("sqlite3 app.db \"\(Self.rowsQuery.replacingOccurrences(of: "\"", with: "\\\""))\"", in: directory).stdout
+        #expect(pgRows == liteRows)
+        // Rows that break the key: refused before anything is written.
+        let other = try PostgresServer.database(schema: Self.schemaName("createindexdup"), setUp: withoutKey + #" INSERT INTO items VALUES ('a', 'x', 1, 'r1', NULL, 't'), ('b', 'y', 1, 'r1', NULL, 't');"#)
+        let refused = try TestSupport.run(step + ["--db", other], in: directory)
+        #expect(refused.status == 65, "\(refused.stderr)")
+        #expect(refused.stderr.contains("--create-index: \"items\" already holds several rows with (libraryID, remoteID) = (1, r1)"), "\(refused.stderr)")
+        #expect(try PostgresServer.query(other, "SELECT count(*) FROM pg_indexes WHERE schemaname = current_schema() AND indexname LIKE 'sqlimport%'") == "0\n")
+    }
+
+    /// `--type` on a table the run creates: SQLite's type names by their PostgreSQL
+    /// equivalents, PostgreSQL's own names as they are; a name that is not a type name's
+    /// characters, or a column the input lacks, is refused before anything is created.
+    @Test func typeOverridesShapeTheNewTable() throws {
+        let url = try PostgresServer.database(schema: Self.schemaName(#function), setUp: "SELECT 1;")
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        TestSupport.write(#"{"id":1,"price":12.5,"code":7,"seen":"2026-11-26 10:00:00+00"}"# + "\n", to: directory.appendingPathComponent("things.jsonl"))
+        let result = try TestSupport.run(
+            ["things.jsonl", "--db", url, "--upsert", "id", "--type", "price=numeric(12,2)", "--type", "code=TEXT", "--type", "seen=timestamptz", "--type", "id=INTEGER"],
+            in: directory)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(
+            try PostgresServer.query(url, "SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'things'::regclass AND attnum > 0 ORDER BY attnum")
+                == "id|bigint\nprice|numeric(12,2)\ncode|text\nseen|timestamp with time zone\n")
+        #expect(try PostgresServer.query(url, "SELECT code, price FROM things") == "7|12.50\n")
+        for (flag, message) in [
+            ("price=int; DROP TABLE things", "--type price=int; DROP TABLE things: not a type name"), ("nope=TEXT", "--type names \"nope\", which is neither"),
+        ] {
+            let refused = try TestSupport.run(["things.jsonl", "--db", url, "--table", "other", "--upsert", "id", "--type", flag], in: directory)
+            #expect(refused.status == 64 || refused.status == 65, "\(refused.stderr)")
+            #expect(refused.stderr.contains(message), "\(refused.stderr)")
+        }
+        #expect(try PostgresServer.query(url, "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()") == "1\n")
+    }
+
     @Test func exportWritesPostgreSQLRowsThatImportBackExactly() throws {
         let url = try PostgresServer.database(schema: Self.schemaName(#function), setUp: Self.exportSchema)
         let directory = TestSupport.temporaryDirectory()

@@ -73,12 +73,10 @@ public final class PostgresImporter {
         var flags: [String] = []
         if options.mirror.deleteMissing || options.mirror.tombstone != nil { flags.append("--delete-missing/--tombstone") }
         if options.alter { flags.append("--alter") }
-        if options.createIndex { flags.append("--create-index") }
         if options.reader.flatten || !options.enumGroups.isEmpty || !options.columnGroups.isEmpty { flags.append("--flatten/--enum/--group") }
         if options.strategy != .auto { flags.append("--strategy") }
         if options.wal { flags.append("--wal") }
-        if options.nullKey == .skip { flags.append("--null-key skip") }
-        if !options.typeOverrides.isEmpty || options.inferRows != ImportOptions(inputs: [], databasePath: "").inferRows { flags.append("--type/--infer-rows") }
+        if options.inferRows != ImportOptions(inputs: [], databasePath: "").inferRows { flags.append("--infer-rows") }
         if !flags.isEmpty {
             throw ImportError.conflictingOptions(
                 "\(flags.joined(separator: ", ")) do not apply to a PostgreSQL database yet (docs/postgresql.md lists what does); drop them, or import into SQLite")

@@ -68,6 +68,9 @@ final class PostgresRun {
             for column in upsert where schema.column(named: column) == nil {
                 throw UpsertError.unknownKeyColumn(table: schema.table, column: column)
             }
+            if schema.uniqueKey(matching: upsert) == nil && options.createIndex {
+                try createIndex(on: upsert)
+            }
             guard let key = schema.uniqueKey(matching: upsert) else {
                 throw UpsertError.noMatchingKey(
                     table: schema.table, requested: upsert,
@@ -84,6 +87,31 @@ final class PostgresRun {
         if case .newer(let column) = options.merge, schema.column(named: column) == nil, tableSchema != nil {
             throw UpsertError.newerColumnMissing(column: column, table: schema.table)
         }
+    }
+
+    /// `--create-index`: a unique index on `columns`, as on SQLite: partial (`WHERE col IS
+    /// NOT NULL`) over the columns that may hold NULL outside the primary key, so that
+    /// records with a NULL there go to the primary key's statement; refused, naming a
+    /// duplicate, when the rows already break it. It is made in the run's transaction:
+    /// a failed run leaves no index.
+    private func createIndex(on columns: [String]) throws {
+        let names = columns.map { schema.column(named: $0)!.name }
+        let primary = Set(schema.primaryKey?.columns ?? [])
+        let nullable = names.filter { !schema.column(named: $0)!.notNull && !primary.contains($0) }
+        let quoted = SQLIdentifier.quoteList(names)
+        let complete = names.map { "\(SQLIdentifier.quote($0)) IS NOT NULL" }.joined(separator: " AND ")
+        if let duplicate = try connection.query(
+            "SELECT \(names.map { "\(SQLIdentifier.quote($0))::text" }.joined(separator: ", ")) FROM \(schema.qualifiedName) WHERE \(complete) GROUP BY \(quoted) HAVING count(*) > 1 LIMIT 1"
+        ).first {
+            throw UpsertError.duplicateKeysBlockIndex(table: schema.table, columns: names, example: "(" + duplicate.map { $0 ?? "NULL" }.joined(separator: ", ") + ")")
+        }
+        let indexName = "sqlimport_\(schema.table)_\(names.joined(separator: "_"))"
+        let predicate = nullable.map { "\(SQLIdentifier.quote($0)) IS NOT NULL" }.joined(separator: " AND ")
+        let statement = "CREATE UNIQUE INDEX \(SQLIdentifier.quote(indexName)) ON \(schema.qualifiedName) (\(quoted))" + (predicate.isEmpty ? "" : " WHERE \(predicate)")
+        try connection.execute(statement)
+        summary.createdIndex = statement
+        guard let reread = try PostgresSchema.read(connection, table: schema.table) else { return }
+        tableSchema = reread
     }
 
     func execute() throws {
@@ -380,10 +408,20 @@ final class PostgresRun {
             schema: schema)
         var counts = summary.counts
         let lastRound = Int(rows.map { rounds[$0] }.max() ?? 1)
-        try statement.apply(connection, counts: &counts, rounds: lastRound, nullKeyInserts: options.nullKey == .insert, insertsOnly: &insertsOnly) { sequence in
+        var setAside: [(sequence: Int64, why: String)] = []
+        try statement.apply(
+            connection, counts: &counts, rounds: lastRound, nullKey: options.nullKey, insertsOnly: &insertsOnly, setAside: &setAside
+        ) { sequence in
             self.position(ofSequence: sequence, first: first, rows: rows, batch: batch)
         }
         summary.counts = counts
+        // --null-key skip: records no clause can match, as on SQLite.
+        for (sequence, why) in setAside {
+            let position = position(ofSequence: sequence, first: first, rows: rows, batch: batch)
+            try reject(RejectedRecord(
+                input: position.input, line: position.line, byteOffset: position.byteOffset,
+                reason: "\(position): the record's key \(why) (--null-key skip)", record: batch.rawRecord(row: rows[Int(sequence - first)])))
+        }
     }
 
     /// `COPY into FROM STDIN` with `rows` (with their sequence numbers and `rounds` when

@@ -48,14 +48,20 @@ extension PostgresRun {
         primaryKey = primaryKey.map(spelled)
         var definitions: [String] = []
         for (column, name) in names.enumerated() {
-            let type: String
+            var type: String
             switch trackers[column].declaredType {
             case "INTEGER": type = "bigint"
             case "REAL": type = "double precision"
             default: type = allJSON[column] && trackers[column].declaredType != "ANY" ? "jsonb" : "text"
             }
+            if let override = options.typeOverrides.first(where: { $0.key.lowercased() == name.lowercased() })?.value {
+                type = try Self.postgresType(override, column: name)
+            }
             let notNull = primaryKey.contains(name) ? " NOT NULL" : ""
             definitions.append("\(SQLIdentifier.quote(name)) \(type)\(notNull)")
+        }
+        for column in options.typeOverrides.keys where index(column) == nil {
+            throw SchemaError.unknownColumnInOption(option: "--type", column: column, table: requestedTable)
         }
         if !primaryKey.isEmpty { definitions.append("PRIMARY KEY (\(SQLIdentifier.quoteList(primaryKey)))") }
         let create = "CREATE TABLE \(SQLIdentifier.quote(requestedTable)) (\(definitions.joined(separator: ", ")))"
@@ -75,5 +81,27 @@ extension PostgresRun {
         }
         tableSchema = created
         summary.table = created.table
+    }
+
+    /// `--type col=TYPE` for a new PostgreSQL table: SQLite's STRICT types by their
+    /// PostgreSQL equivalents (INTEGER is 64-bit, as SQLite's is), any other name as a
+    /// PostgreSQL type. The text is data, so only a type name's characters are let
+    /// through (letters, digits, `_`, spaces, a parenthesised list of numbers, `[]`);
+    /// PostgreSQL then checks that the type exists when the table is created.
+    static func postgresType(_ requested: String, column: String) throws -> String {
+        let trimmed = requested.trimmingCharacters(in: .whitespaces)
+        switch trimmed.uppercased() {
+        case "INTEGER", "INT": return "bigint"
+        case "REAL": return "double precision"
+        case "TEXT": return "text"
+        case "BLOB": return "bytea"
+        case "ANY": return "text"
+        default:
+            guard trimmed.range(of: #"^[A-Za-z_][A-Za-z0-9_ ]*(\([0-9]+( *, *[0-9]+)?\))?( *\[\])?$"#, options: .regularExpression) != nil else {
+                throw ImportError.conflictingOptions(
+                    "--type \(column)=\(requested): not a type name; use INTEGER, REAL, TEXT, BLOB or a PostgreSQL type such as numeric(12,2), timestamptz or text[]")
+            }
+            return trimmed
+        }
     }
 }

@@ -31,8 +31,8 @@ struct PostgresUpsert {
     /// repeated key then goes in with one plain `INSERT` (see `insertAllNew`), and the
     /// first conflict turns it off for the rest of the run.
     func apply(
-        _ connection: PostgresConnection, counts: inout OutcomeCounts, rounds: Int, nullKeyInserts: Bool, insertsOnly: inout Bool,
-        position: (Int64) -> SourcePosition
+        _ connection: PostgresConnection, counts: inout OutcomeCounts, rounds: Int, nullKey: ImportOptions.NullKeyPolicy, insertsOnly: inout Bool,
+        setAside: inout [(sequence: Int64, why: String)], position: (Int64) -> SourcePosition
     ) throws {
         guard let target, let key = inputColumns(target) else {
             try insertAll(connection, counts: &counts)
@@ -64,7 +64,22 @@ struct PostgresUpsert {
         if outsideCount > 0 && primary == nil {
             let first = try connection.query("SELECT min(sqlimport_seq) FROM \(staging) WHERE sqlimport_route = \(Self.outside) AND sqlimport_round > 0")
             let where_ = position(Int64(first.first?[0] ?? "0") ?? 0)
-            if nullKeyInserts {
+            if nullKey == .skip {
+                // Set aside as on SQLite, which does so before it looks for repeated keys:
+                // a record superseded by a later one outside too (round 0) is a reject
+                // there, not a repeat.
+                let outside = try connection.query(
+                    "SELECT sqlimport_seq, sqlimport_round, (\(target.predicate ?? "TRUE")) IS TRUE FROM \(staging) WHERE sqlimport_route = \(Self.outside) ORDER BY sqlimport_seq")
+                for record in outside {
+                    let why = record[2] == "t"
+                        ? "has a NULL column, which a unique index never matches"
+                        : "falls outside the partial index's predicate (WHERE \(target.predicate ?? ""))"
+                    setAside.append((Int64(record[0] ?? "0") ?? 0, why))
+                    if record[1] == "0" { counts.duplicateKeys -= 1 }
+                }
+                counts.nullKey += outside.count
+                try connection.execute("DELETE FROM \(staging) WHERE sqlimport_route = \(Self.outside)")
+            } else if nullKey == .insert {
                 counts.nullKey += outsideCount
                 let inserted = try connection.query(
                     "INSERT INTO \(table) (\(list(columns))) SELECT \(list(columns)) FROM \(staging) WHERE sqlimport_route = \(Self.outside) AND sqlimport_round > 0 ORDER BY sqlimport_seq RETURNING 1")
