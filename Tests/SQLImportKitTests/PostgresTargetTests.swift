@@ -496,6 +496,37 @@ import Testing
         #expect(try PostgresServer.query(url, "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()") == "1\n")
     }
 
+    /// `--alter` adds the fields the table lacks as on SQLite (typed from the batch that
+    /// brings them, nested JSON as jsonb), in the run's transaction; without it, the run
+    /// stops naming every such field and leaves the table as it was.
+    @Test func alterAddsTheMissingColumnsAsOnSQLite() throws {
+        let url = try PostgresServer.database(schema: Self.schemaName(#function), setUp: Self.itemsSchema)
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        _ = try TestSupport.runShell("sqlite3 app.db < '\(TestSupport.fixtures.path)/items.schema.sql'", in: directory)
+        TestSupport.write(
+            [
+                #"{"id":"a","libraryID":1,"remoteID":"r1","updatedAt":"1"}"#,
+                #"{"id":"b","libraryID":1,"remoteID":"r2","updatedAt":"1","color":"red","weight":2.5,"count":3,"meta":{"k":[1,2]}}"#,
+            ].joined(separator: "\n") + "\n", to: directory.appendingPathComponent("items.jsonl"))
+        let without = try TestSupport.run(["items.jsonl", "--db", url, "--upsert", "libraryID,remoteID"], in: directory)
+        #expect(without.status != 0)
+        #expect(without.stderr.contains(#""color", "weight", "count", "meta""#), "\(without.stderr)")
+        #expect(try PostgresServer.query(url, "SELECT count(*) FROM items") == "0\n")
+        for (name, db) in [("pg", url), ("lite", "app.db")] {
+            let result = try TestSupport.run(["items.jsonl", "--db", db, "--upsert", "libraryID,remoteID", "--alter", "--report", "\(name).json"], in: directory)
+            #expect(result.status == 0, "\(name): \(result.stderr)")
+            #expect(result.stderr.contains(#"added columns "color", "weight", "count", "meta" (--alter)"#), "\(name): \(result.stderr)")
+        }
+        #expect(
+            try PostgresServer.query(url, "SELECT attname || ' ' || format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'items'::regclass AND attnum > 6 ORDER BY attnum")
+                == "color text\nweight double precision\ncount bigint\nmeta jsonb\n")
+        let query = #"SELECT id, coalesce(color, '-'), coalesce(weight, 0), coalesce("count", 0) FROM items ORDER BY id"#
+        #expect(try PostgresServer.query(url, query) == "a|-|0|0\nb|red|2.5|3\n")
+        #expect(try PostgresServer.query(url, query) == (try TestSupport.runShell("sqlite3 app.db \"\(query.replacingOccurrences(of: "\"", with: ""))\"", in: directory).stdout))
+        #expect(try PostgresServer.query(url, #"SELECT meta->'k'->>1 FROM items WHERE id = 'b'"#) == "2\n")
+    }
+
     @Test func exportWritesPostgreSQLRowsThatImportBackExactly() throws {
         let url = try PostgresServer.database(schema: Self.schemaName(#function), setUp: Self.exportSchema)
         let directory = TestSupport.temporaryDirectory()
@@ -519,6 +550,15 @@ import Testing
         let compare = "SELECT count(*) FROM (SELECT * FROM things EXCEPT SELECT * FROM copied) AS d"
         #expect(try PostgresServer.query(url, compare) == "0\n")
         #expect(try PostgresServer.query(url, "SELECT count(*) FROM copied") == "4\n")
+        // --param binds :name as a value, never as SQL: a quote in it is data.
+        let since = try TestSupport.run(
+            ["export", "--db", url, "--format", "csv", "--query", "SELECT id, ':n' AS label FROM things WHERE id >= :from AND t <> :not ORDER BY id",
+             "--param", "from=b", "--param", "not=x' OR '1'='1"], in: directory)
+        #expect(since.status == 0, "\(since.stderr)")
+        #expect(since.stdout == "id,label\nb,:n\nc,:n\nd,:n\n", "\(since.stdout)")
+        let unbound = try TestSupport.run(["export", "--db", url, "--query", "SELECT * FROM things WHERE id >= :from", "--param", "to=b"], in: directory)
+        #expect(unbound.status == 64, "\(unbound.status) \(unbound.stderr)")
+        #expect(unbound.stderr.contains("--query has :from, and no --param binds it; pass --param from=VALUE"), "\(unbound.stderr)")
         // A query's mistakes are the query's.
         let wrong = try TestSupport.run(["export", "--db", url, "--query", "SELECT nope FROM things"], in: directory)
         #expect(wrong.status == 65 || wrong.status == 64, "\(wrong.status) \(wrong.stderr)")

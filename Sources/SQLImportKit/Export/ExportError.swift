@@ -18,6 +18,10 @@ public enum ExportError: Error, Equatable, CustomStringConvertible {
     case positionalParameter
     /// `--param NAME=...` names no parameter of `--query`.
     case unknownParameter(name: String, known: [String])
+    /// A PostgreSQL `--query`'s `:name` that no `--param` binds.
+    case unboundPostgresParameter(name: String)
+    /// A PostgreSQL `--query` with `$1`, which `--param` cannot name.
+    case positionalPostgresParameter(String)
 
     public var description: String {
         switch self {
@@ -40,6 +44,10 @@ public enum ExportError: Error, Equatable, CustomStringConvertible {
             return "--query has a positional ? parameter; name it (WHERE updatedAt >= :since) and pass --param since=VALUE"
         case .unknownParameter(let name, let known):
             return "--param \(name): --query has no parameter :\(name) (" + (known.isEmpty ? "it has none" : "it has " + known.map { ":" + $0 }.joined(separator: ", ")) + ")"
+        case .unboundPostgresParameter(let name):
+            return "--query has :\(name), and no --param binds it; pass --param \(name)=VALUE (an array slice a[lo:hi] is written a[lo : hi])"
+        case .positionalPostgresParameter(let parameter):
+            return "--query has a positional \(parameter) parameter; name it (WHERE \"updatedAt\" >= :since) and pass --param since=VALUE"
         case .invalidUTF8(let column, let row):
             return "row \(row), column \(SQLIdentifier.quote(column)): the TEXT value is not valid UTF-8, which JSON cannot carry; export as CSV or TSV (raw bytes), or select CAST(\(SQLIdentifier.quote(column)) AS BLOB) in --query"
         }

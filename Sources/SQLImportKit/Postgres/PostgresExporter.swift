@@ -33,17 +33,19 @@ public final class PostgresExporter {
         if let path = options.outputFile, !options.force, FileManager.default.fileExists(atPath: path) {
             throw OutputError.alreadyExists(path: path, what: "exports")
         }
-        if !options.parameters.isEmpty {
-            throw ExportError.conflictingOptions("--param binds a SQLite query's :name parameters; in a PostgreSQL query write the values in the SQL")
-        }
         let format = try options.resolvedFormat()
         let compression = try options.resolvedCompression()
         let connection = try PostgresConnection(url: options.databasePath)
         try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
         defer { try? connection.execute("ROLLBACK") }
-        let sql = try selectSQL(connection)
+        var sql = try selectSQL(connection)
+        var values: [String] = []
+        if case .query = options.source {
+            let bound = try PostgresQueryParameters(query: sql, parameters: options.parameters)
+            if !options.parameters.isEmpty { (sql, values) = (bound.sql, bound.values) }
+        }
         do {
-            try connection.execute("DECLARE sqlimport_export NO SCROLL CURSOR FOR \(sql)")
+            _ = try connection.query("DECLARE sqlimport_export NO SCROLL CURSOR FOR \(sql)", values)
         } catch {
             // The query's own mistakes; the connection's or a lock's stay theirs.
             guard error.kind == .usage || error.kind == .server || error.kind == .data else { throw error }

@@ -72,7 +72,6 @@ public final class PostgresImporter {
     static func refuseUnsupported(_ options: ImportOptions) throws {
         var flags: [String] = []
         if options.mirror.deleteMissing || options.mirror.tombstone != nil { flags.append("--delete-missing/--tombstone") }
-        if options.alter { flags.append("--alter") }
         if options.reader.flatten || !options.enumGroups.isEmpty || !options.columnGroups.isEmpty { flags.append("--flatten/--enum/--group") }
         if options.strategy != .auto { flags.append("--strategy") }
         if options.wal { flags.append("--wal") }

@@ -154,15 +154,20 @@ final class PostgresRun {
             try createTable(from: batch)
             try resolveKeys()
         }
+        var unknown: [(field: Int, name: String)] = []
         for name in batch.newColumns {
-            fieldNames.append(name)
             if let column = schema.column(named: name) {
                 columnOfField.append(column.name)
-            } else if options.ignoreUnknown {
-                columnOfField.append(nil)
             } else {
-                throw SchemaError.unknownFields(table: schema.table, fields: [name])
+                columnOfField.append(nil)
+                if !options.ignoreUnknown { unknown.append((fieldNames.count, name)) }
             }
+            fieldNames.append(name)
+        }
+        if !unknown.isEmpty {
+            guard options.alter else { throw SchemaError.unknownFields(table: schema.table, fields: unknown.map(\.name)) }
+            try addColumns(unknown, from: batch)
+            for (field, name) in unknown { columnOfField[field] = schema.column(named: name)?.name }
         }
         // Records an interrupted run committed are passed over (--resume).
         let first = firstUncommittedRow(of: batch)

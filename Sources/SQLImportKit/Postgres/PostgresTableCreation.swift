@@ -48,12 +48,7 @@ extension PostgresRun {
         primaryKey = primaryKey.map(spelled)
         var definitions: [String] = []
         for (column, name) in names.enumerated() {
-            var type: String
-            switch trackers[column].declaredType {
-            case "INTEGER": type = "bigint"
-            case "REAL": type = "double precision"
-            default: type = allJSON[column] && trackers[column].declaredType != "ANY" ? "jsonb" : "text"
-            }
+            var type = Self.postgresType(inferred: trackers[column], allJSON: allJSON[column])
             if let override = options.typeOverrides.first(where: { $0.key.lowercased() == name.lowercased() })?.value {
                 type = try Self.postgresType(override, column: name)
             }
@@ -81,6 +76,42 @@ extension PostgresRun {
         }
         tableSchema = created
         summary.table = created.table
+    }
+
+    /// The type a new column gets from the values a batch has for it: `bigint` for
+    /// integers, `double precision` for other numbers, `jsonb` when every value is nested
+    /// JSON, `text` for the rest (and for a column with no value yet).
+    static func postgresType(inferred tracker: TypeTracker, allJSON: Bool) -> String {
+        switch tracker.declaredType {
+        case "INTEGER": return "bigint"
+        case "REAL": return "double precision"
+        default: return allJSON && tracker.declaredType != "ANY" ? "jsonb" : "text"
+        }
+    }
+
+    /// `--alter`: adds a column for each field of `batch` the table lacks (`fields`, the
+    /// batch's field numbers), typed from the batch's values as a new table's are (or by
+    /// `--type`), in the run's transaction; the table is read again.
+    func addColumns(_ fields: [(field: Int, name: String)], from batch: RecordBatch) throws {
+        for (field, name) in fields {
+            var tracker = TypeTracker()
+            var allJSON = true
+            batch.bytes.withUnsafeBufferPointer { bytes in
+                for row in 0 ..< batch.rowCount {
+                    let cell = field < batch.rowEnd(row) - batch.rowStarts[row] ? batch.cell(row: row, column: field) : .absent
+                    tracker.observe(cell, bytes: bytes)
+                    if cell.kind != .null && cell.kind != .absent && cell.kind != .json { allJSON = false }
+                }
+            }
+            var type = Self.postgresType(inferred: tracker, allJSON: allJSON)
+            if let override = options.typeOverrides.first(where: { $0.key.lowercased() == name.lowercased() })?.value {
+                type = try Self.postgresType(override, column: name)
+            }
+            try connection.execute("ALTER TABLE \(schema.qualifiedName) ADD COLUMN \(SQLIdentifier.quote(name)) \(type)")
+            summary.addedColumns.append(name)
+        }
+        guard let reread = try PostgresSchema.read(connection, table: schema.table) else { return }
+        tableSchema = reread
     }
 
     /// `--type col=TYPE` for a new PostgreSQL table: SQLite's STRICT types by their
