@@ -39,25 +39,13 @@ struct PostgresQueryParameters {
             let previous = index > 0 ? bytes[index - 1] : 0
             let next = index + 1 < bytes.count ? bytes[index + 1] : 0
             switch byte {
-            case 0x27:  // ' ... ' ('' inside; backslash escapes in E'...')
-                let escapes = (previous == 0x45 || previous == 0x65) && !(index >= 2 && isIdentifier(bytes[index - 2]))
+            case 0x27, 0x22:  // '...' and "identifier" (doubled quotes inside; backslash escapes in E'...')
+                let escapes = byte == 0x27 && (previous == 0x45 || previous == 0x65) && !(index >= 2 && isIdentifier(bytes[index - 2]))
                 var at = index + 1
                 while at < bytes.count {
                     if escapes && bytes[at] == 0x5C { at += 2; continue }
-                    if bytes[at] == 0x27 {
-                        if at + 1 < bytes.count && bytes[at + 1] == 0x27 { at += 2; continue }
-                        break
-                    }
-                    at += 1
-                }
-                let end = min(at + 1, bytes.count)
-                out.append(contentsOf: bytes[index ..< end])
-                index = end
-            case 0x22:  // "identifier" ("" inside)
-                var at = index + 1
-                while at < bytes.count {
-                    if bytes[at] == 0x22 {
-                        if at + 1 < bytes.count && bytes[at + 1] == 0x22 { at += 2; continue }
+                    if bytes[at] == byte {
+                        if at + 1 < bytes.count && bytes[at + 1] == byte { at += 2; continue }
                         break
                     }
                     at += 1
