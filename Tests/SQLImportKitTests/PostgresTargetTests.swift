@@ -282,9 +282,23 @@ import Testing
         let snapshot = try TestSupport.run(["snapshot", "--db", "postgresql://postgres@127.0.0.1:1/nothing"], in: directory)
         #expect(snapshot.status == 64)
         #expect(snapshot.stderr.contains("for PostgreSQL use pg_dump -Fc"))
-        let unsupported = try TestSupport.run(["t.jsonl", "--db", "postgresql://postgres@127.0.0.1:1/nothing", "--upsert", "id", "--delete-missing"], in: directory)
+        let unsupported = try TestSupport.run(["t.jsonl", "--db", "postgresql://postgres@127.0.0.1:1/nothing", "--upsert", "id", "--strategy", "multirow"], in: directory)
         #expect(unsupported.status == 64)
-        #expect(unsupported.stderr.contains("--delete-missing/--tombstone do not apply to a PostgreSQL database yet"), "\(unsupported.stderr)")
+        #expect(unsupported.stderr.contains("--strategy do not apply to a PostgreSQL database yet"), "\(unsupported.stderr)")
+    }
+
+    /// sqlimport reading standard input from a pipe the test writes, its stderr to a file.
+    static func startReadingStandardInput(_ arguments: [String], in directory: URL) throws -> (Process, Pipe, URL) {
+        let process = Process()
+        process.executableURL = TestSupport.executable
+        process.arguments = ["-"] + arguments
+        let input = Pipe()
+        let errors = directory.appendingPathComponent("stderr.txt")
+        FileManager.default.createFile(atPath: errors.path, contents: nil)
+        process.standardInput = input
+        process.standardError = try FileHandle(forWritingTo: errors)
+        try process.run()
+        return (process, input, errors)
     }
 
     /// SIGTERM in the middle of a load (standard input still open): the transaction is
@@ -293,15 +307,7 @@ import Testing
         let url = try PostgresServer.database(schema: Self.schemaName(#function), setUp: Self.itemsSchema)
         let directory = TestSupport.temporaryDirectory()
         defer { TestSupport.remove(directory) }
-        let process = Process()
-        process.executableURL = TestSupport.executable
-        process.arguments = ["-", "--db", url, "--table", "items", "--upsert", "libraryID,remoteID"]
-        let input = Pipe()
-        let errors = directory.appendingPathComponent("stderr.txt")
-        FileManager.default.createFile(atPath: errors.path, contents: nil)
-        process.standardInput = input
-        process.standardError = try FileHandle(forWritingTo: errors)
-        try process.run()
+        let (process, input, errors) = try Self.startReadingStandardInput(["--db", url, "--table", "items", "--upsert", "libraryID,remoteID"], in: directory)
         let records = (1 ... 25).map { #"{"id":"id-\#($0)","libraryID":1,"remoteID":"r\#($0)","updatedAt":"2026-11-01"}"# }
         input.fileHandleForWriting.write(Data((records.joined(separator: "\n") + "\n").utf8))
         Thread.sleep(forTimeInterval: 1.0)
@@ -525,6 +531,74 @@ import Testing
         #expect(try PostgresServer.query(url, query) == "a|-|0|0\nb|red|2.5|3\n")
         #expect(try PostgresServer.query(url, query) == (try TestSupport.runShell("sqlite3 app.db \"\(query.replacingOccurrences(of: "\"", with: ""))\"", in: directory).stdout))
         #expect(try PostgresServer.query(url, #"SELECT meta->'k'->>1 FROM items WHERE id = 'b'"#) == "2\n")
+    }
+
+    /// The sync mirror as on SQLite: a scoped `--delete-missing` run with tombstones
+    /// leaves the same rows and counts (library 2 untouched, an unsynced row of library 1
+    /// deleted because the input carries primary keys); `--max-delete` stops a run that
+    /// would delete too much, and a foreign key that refuses a deletion names the row.
+    @Test func theSyncMirrorDeletesWhatTheExportLacksAsOnSQLite() throws {
+        let seed = #"INSERT INTO items (id, name, "libraryID", "remoteID", "updatedAt") VALUES ('a', 'a', 1, 'r1', 't'), ('b', 'b', 1, 'r2', 't'), ('c', 'c', 1, 'r3', 't'), ('d', 'd', 2, 'r4', 't'), ('e', 'unsynced', 1, NULL, 't'), ('g', 'g', 1, 'r7', 't');"#
+        let url = try PostgresServer.database(schema: Self.schemaName(#function), setUp: Self.itemsSchema + seed)
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        _ = try TestSupport.runShell("sqlite3 app.db < '\(TestSupport.fixtures.path)/items.schema.sql' && sqlite3 app.db \"\(seed.replacingOccurrences(of: "\"", with: ""))\"", in: directory)
+        let export = [
+            #"{"id":"a","name":"a changed","libraryID":1,"remoteID":"r1","updatedAt":"t"}"#,
+            #"{"id":"b","libraryID":1,"remoteID":"r2","updatedAt":"t","deleted":true}"#,
+            #"{"id":"c","name":"c","libraryID":1,"remoteID":"r3","updatedAt":"t"}"#,
+            #"{"id":"f","name":"new","libraryID":1,"remoteID":"r6","updatedAt":"t"}"#,
+            #"{"id":"z","libraryID":1,"remoteID":"r9","updatedAt":"t","deleted":true}"#,
+        ]
+        TestSupport.write(export.joined(separator: "\n") + "\n", to: directory.appendingPathComponent("library-1.jsonl"))
+        let step = ["library-1.jsonl", "--table", "items", "--upsert", "libraryID,remoteID", "--delete-missing", "--scope", "libraryID", "--tombstone", "deleted"]
+        let guarded = try TestSupport.run(step + ["--db", url], in: directory)
+        #expect(guarded.status == 65, "\(guarded.stderr)")
+        #expect(guarded.stderr.contains("--delete-missing would delete 2 of 4 rows in scope (50.0%), more than --max-delete 10% allows"), "\(guarded.stderr)")
+        #expect(try PostgresServer.query(url, "SELECT count(*) FROM items") == "6\n")
+        var reports: [[String: Any]] = []
+        for (name, db) in [("pg", url), ("lite", "app.db")] {
+            let result = try TestSupport.run(step + ["--db", db, "--max-delete", "50%", "--report", "\(name).json"], in: directory)
+            #expect(result.status == 0, "\(name): \(result.stderr)")
+            reports.append(try JSONSerialization.jsonObject(with: Data(contentsOf: directory.appendingPathComponent("\(name).json"))) as? [String: Any] ?? [:])
+        }
+        let compared = ["inserted", "updated", "unchanged", "deleted", "tombstones", "tombstonesWithoutRow"]
+        let counts = reports.map { report in compared.map { ((report["counts"] as? [String: Int]) ?? [:])[$0] } }
+        #expect(counts[0] == counts[1], "\(counts)")
+        #expect(counts[0] == [1, 1, 1, 3, 2, 1], "\(counts[0])")
+        #expect(reports[0]["deleteCandidates"] as? Int == reports[1]["deleteCandidates"] as? Int)
+        let query = #"SELECT id, name FROM items ORDER BY id"#
+        #expect(try PostgresServer.query(url, query) == "a|a changed\nc|c\nd|d\nf|new\n")
+        #expect(try PostgresServer.query(url, query) == (try TestSupport.runShell("sqlite3 app.db '\(query)'", in: directory).stdout))
+        // A foreign key that restricts: the run stops, naming the row, and keeps it.
+        _ = try PostgresServer.query(url, "CREATE TABLE notes (item TEXT REFERENCES items (id)); INSERT INTO notes VALUES ('c');")
+        TestSupport.write(export[0] + "\n", to: directory.appendingPathComponent("library-1.jsonl"))
+        let restricted = try TestSupport.run(step + ["--db", url, "--max-delete", "100%"], in: directory)
+        #expect(restricted.status == 65, "\(restricted.stderr)")
+        #expect(restricted.stderr.contains(#"deleting row ("id") = (c) failed"#), "\(restricted.stderr)")
+        #expect(try PostgresServer.query(url, query) == "a|a changed\nc|c\nd|d\nf|new\n")
+    }
+
+    /// PostgreSQL lets other sessions write during the run: a row one of them commits
+    /// after the run began is not the export's to judge, so `--delete-missing` keeps it.
+    @Test func aRowAnotherSessionInsertsDuringAMirrorIsKept() throws {
+        let url = try PostgresServer.database(
+            schema: Self.schemaName(#function), setUp: Self.itemsSchema + #"INSERT INTO items (id, "libraryID", "remoteID", "updatedAt") VALUES ('old', 1, 'r-old', 't');"#)
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let (process, input, errors) = try Self.startReadingStandardInput(
+            ["--db", url, "--table", "items", "--upsert", "libraryID,remoteID", "--delete-missing", "--max-delete", "100%"], in: directory)
+        // A full batch, so that the run begins before the other session writes.
+        let records = (1 ... 4200).map { #"{"id":"id-\#($0)","libraryID":1,"remoteID":"r\#($0)","updatedAt":"t"}"# }
+        input.fileHandleForWriting.write(Data((records.joined(separator: "\n") + "\n").utf8))
+        Thread.sleep(forTimeInterval: 1.5)
+        _ = try PostgresServer.query(url, #"INSERT INTO items (id, "libraryID", "remoteID", "updatedAt") VALUES ('concurrent', 1, 'r-concurrent', 't')"#)
+        try input.fileHandleForWriting.close()
+        process.waitUntilExit()
+        let stderr = try String(contentsOf: errors, encoding: .utf8)
+        #expect(process.terminationStatus == 0, "\(stderr)")
+        #expect(try PostgresServer.query(url, "SELECT id FROM items WHERE id NOT LIKE 'id-%' ORDER BY id") == "concurrent\n")
+        #expect(try PostgresServer.query(url, "SELECT count(*) FROM items") == "4201\n")
     }
 
     @Test func exportWritesPostgreSQLRowsThatImportBackExactly() throws {

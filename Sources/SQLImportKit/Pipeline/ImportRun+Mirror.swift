@@ -184,16 +184,7 @@ extension ImportRun {
         let deletions: Int = counts["missing"]
         summary.deleteCandidates = candidates
         guard deletions > 0 else { return }
-        if summary.counts.rejected > 0 {
-            summary.warnings.append(
-                "--delete-missing deleted nothing: \(summary.counts.rejected) record(s) were rejected, and the rows they name cannot be told from rows the export lacks; fix them and re-run")
-            summary.deletionsWithheld = deletions
-            return
-        }
-        let emptyInput = summary.counts.read == 0
-        if emptyInput ? options.mirror.maxDelete != .percent(100) : !options.mirror.maxDelete.allows(deletions, of: candidates) {
-            throw MirrorError.tooManyDeletions(deletions: deletions, candidates: candidates, limit: options.mirror.maxDelete, emptyInput: emptyInput)
-        }
+        guard try options.mirror.mayDelete(deletions, of: candidates, in: &summary) else { return }
         do {
             try db.execute(sql: plan)
             summary.counts.deleted += db.changesCount

@@ -71,7 +71,6 @@ public final class PostgresImporter {
     /// Flags the PostgreSQL target does not take yet, refused rather than ignored.
     static func refuseUnsupported(_ options: ImportOptions) throws {
         var flags: [String] = []
-        if options.mirror.deleteMissing || options.mirror.tombstone != nil { flags.append("--delete-missing/--tombstone") }
         if options.reader.flatten || !options.enumGroups.isEmpty || !options.columnGroups.isEmpty { flags.append("--flatten/--enum/--group") }
         if options.strategy != .auto { flags.append("--strategy") }
         if options.wal { flags.append("--wal") }

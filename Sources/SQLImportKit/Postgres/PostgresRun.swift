@@ -35,6 +35,14 @@ final class PostgresRun {
     /// Whether a COPY into the table is an INSERT (`copyIntoTable`), once asked.
     var tableTakesCopy: Bool?
 
+    // The sync mirror (`PostgresRun+Mirror`).
+    var mirrorPrepared = false
+    var scopeColumns: [(field: Int, column: String)] = []
+    var scopeValues = Set<[[UInt8]?]>()
+    var tombstoneField: Int?
+    /// The table held rows when the run began: the rows records land on are noted.
+    var tracksSeenRows = false
+
     // Checkpoints (`PostgresRun+Checkpoints`).
     var runLog: PostgresRunLog?
     var fingerprints: [Int: RunLog.Fingerprint] = [:]
@@ -138,6 +146,8 @@ final class PostgresRun {
             case .failed(let error):
                 throw error
             case .finished:
+                if options.mirror.deleteMissing { report(.deleting) }
+                try deleteMissingRows()
                 report(.committing)
                 return
             }
@@ -160,7 +170,8 @@ final class PostgresRun {
                 columnOfField.append(column.name)
             } else {
                 columnOfField.append(nil)
-                if !options.ignoreUnknown { unknown.append((fieldNames.count, name)) }
+                let isTombstoneField = options.mirror.tombstone.map { $0.field.lowercased() == name.lowercased() } ?? false
+                if !options.ignoreUnknown && !isTombstoneField { unknown.append((fieldNames.count, name)) }
             }
             fieldNames.append(name)
         }
@@ -169,6 +180,7 @@ final class PostgresRun {
             try addColumns(unknown, from: batch)
             for (field, name) in unknown { columnOfField[field] = schema.column(named: name)?.name }
         }
+        try prepareMirror()
         // Records an interrupted run committed are passed over (--resume).
         let first = firstUncommittedRow(of: batch)
         let rejects = batch.rejects.filter { record in resumeOffsetOfInput[batch.inputIndex].map { record.byteOffset >= $0 } ?? true }
@@ -299,20 +311,23 @@ final class PostgresRun {
                 }
                 // Up to 64 fields, a shape is first told by a bit mask (an array per
                 // record was a twentieth of the writing thread).
-                var mask: UInt64 = 0
+                // A tombstone is a shape of its own (its last element -1; bit 63).
+                let tombstone = isTombstone(row: row, of: batch)
+                collectScope(row: row, of: batch)
+                var mask: UInt64 = tombstone ? 1 << 63 : 0
                 var id: Int?
-                if fieldCount <= 64 {
+                if fieldCount <= 63 {
                     for field in 0 ..< fieldCount where inShape(field) { mask |= 1 << UInt64(field) }
                     id = shapeOfMask[mask]
                 }
                 if id == nil {
-                    let shape = (0 ..< fieldCount).filter(inShape)
+                    let shape = (0 ..< fieldCount).filter(inShape) + (tombstone ? [-1] : [])
                     let found = shapeIDs[shape] ?? shapes.count
                     if found == shapes.count {
                         shapeIDs[shape] = found
                         shapes.append(shape)
                     }
-                    if fieldCount <= 64 { shapeOfMask[mask] = found }
+                    if fieldCount <= 63 { shapeOfMask[mask] = found }
                     id = found
                 }
                 shapeOfRow.append(id!)
@@ -374,7 +389,11 @@ final class PostgresRun {
             }
         }
         for group in groups {
-            try write(rows: group.rows, fields: shapes[group.shape], rounds: rounds, of: batch)
+            if shapes[group.shape].last == -1 {
+                try writeTombstones(rows: group.rows, of: batch)
+            } else {
+                try write(rows: group.rows, fields: shapes[group.shape], rounds: rounds, of: batch)
+            }
         }
     }
 
@@ -420,6 +439,7 @@ final class PostgresRun {
             self.position(ofSequence: sequence, first: first, rows: rows, batch: batch)
         }
         summary.counts = counts
+        try noteSeenRows(staging: staging, columns: columns)
         // --null-key skip: records no clause can match, as on SQLite.
         for (sequence, why) in setAside {
             let position = position(ofSequence: sequence, first: first, rows: rows, batch: batch)

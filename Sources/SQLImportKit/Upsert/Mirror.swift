@@ -21,6 +21,24 @@ public struct MirrorOptions: Sendable, Equatable {
 
     /// True when the run deletes anything at all.
     public var isActive: Bool { deleteMissing || tombstone != nil }
+
+    /// Whether `--delete-missing` may delete `deletions` of `candidates` rows after the
+    /// run `summary` describes: not when records were rejected (the rows they name cannot
+    /// be told from rows the export lacks: withheld, and said), and never beyond
+    /// `--max-delete` (an error: nothing is committed).
+    func mayDelete(_ deletions: Int, of candidates: Int, in summary: inout ImportSummary) throws -> Bool {
+        if summary.counts.rejected > 0 {
+            summary.warnings.append(
+                "--delete-missing deleted nothing: \(summary.counts.rejected) record(s) were rejected, and the rows they name cannot be told from rows the export lacks; fix them and re-run")
+            summary.deletionsWithheld = deletions
+            return false
+        }
+        let emptyInput = summary.counts.read == 0
+        if emptyInput ? maxDelete != .percent(100) : !maxDelete.allows(deletions, of: candidates) {
+            throw MirrorError.tooManyDeletions(deletions: deletions, candidates: candidates, limit: maxDelete, emptyInput: emptyInput)
+        }
+        return true
+    }
 }
 
 /// The guard against a truncated or empty export.

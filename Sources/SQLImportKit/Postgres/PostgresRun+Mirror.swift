@@ -1,0 +1,229 @@
+/// The sync mirror on PostgreSQL (`MirrorOptions`, docs/mirror.md), with the SQLite
+/// target's rules: tombstones delete their rows in order with the other records, and
+/// after the last record `--delete-missing` deletes the rows in scope that no record
+/// inserted or landed on, under `--max-delete`, in the run's transaction.
+///
+/// Seen rows are told by their primary keys, gathered in a temporary table as batches are
+/// applied (a batch rolled back to its savepoint takes its keys with it). The candidates
+/// are the primary keys the table held when the run began, copied at its start, so that a
+/// row another session inserts during the run is never deleted.
+extension PostgresRun {
+    /// Checks the mirror's options against the table and the input, and copies the
+    /// candidates, before the first batch is written.
+    func prepareMirror() throws {
+        let mirror = options.mirror
+        guard mirror.isActive, !mirrorPrepared else { return }
+        mirrorPrepared = true
+        guard target != nil else { throw MirrorError.needsUpsert }
+        scopeColumns = try mirror.scope.map { name in
+            guard let column = schema.column(named: name) else { throw MirrorError.scopeNotAColumn(column: name, table: schema.table) }
+            guard let field = columnOfField.firstIndex(of: column.name) else { throw MirrorError.scopeNotInInput(column: name) }
+            return (field, column.name)
+        }
+        if let tombstone = mirror.tombstone {
+            tombstoneField = fieldNames.firstIndex { $0.lowercased() == tombstone.field.lowercased() }
+        }
+        guard mirror.deleteMissing else { return }
+        guard let primary = schema.primaryKey else {
+            throw ImportError.conflictingOptions(
+                "--delete-missing tells seen rows by their primary key on PostgreSQL, and \(SQLIdentifier.quote(schema.table)) has none; add one, or mirror it with a separate DELETE")
+        }
+        if options.commitEvery != nil {
+            throw ImportError.conflictingOptions(
+                "--delete-missing with --commit-every does not apply to a PostgreSQL database yet (the rows seen before a checkpoint would need keeping across it); drop --commit-every, or import into SQLite")
+        }
+        let keys = SQLIdentifier.quoteList(primary.columns)
+        let copied = try connection.executeCounting(
+            "CREATE TEMP TABLE sqlimport_candidates ON COMMIT DROP AS SELECT \(keys) FROM \(schema.qualifiedName)")
+        try connection.execute("CREATE TEMP TABLE sqlimport_seen ON COMMIT DROP AS SELECT \(keys) FROM \(schema.qualifiedName) WITH NO DATA")
+        if copied > 0 {
+            try connection.execute("CREATE INDEX ON sqlimport_seen (\(keys))")
+        }
+        tracksSeenRows = copied > 0
+    }
+
+    /// Notes the scope values of `row` (as COPY text; nil for NULL).
+    func collectScope(row: Int, of batch: RecordBatch) {
+        guard !scopeColumns.isEmpty else { return }
+        let width = batch.rowEnd(row) - batch.rowStarts[row]
+        batch.bytes.withUnsafeBufferPointer { buffer in
+            scopeValues.insert(scopeColumns.map { field, _ in
+                let cell = field < width ? batch.cell(row: row, column: field) : .absent
+                guard cell.kind != .null && cell.kind != .absent else { return nil }
+                var text: [UInt8] = []
+                Self.appendText(of: cell, bytes: buffer.baseAddress!) { text.append(contentsOf: $0) }
+                return text
+            })
+        }
+    }
+
+    /// Whether `row` is a tombstone (`--tombstone`).
+    func isTombstone(row: Int, of batch: RecordBatch) -> Bool {
+        guard let field = tombstoneField, let tombstone = options.mirror.tombstone, field < batch.rowEnd(row) - batch.rowStarts[row] else { return false }
+        return tombstone.matches(batch.cell(row: row, column: field)) { batch.text($0) }
+    }
+
+    /// Deletes the rows `rows`' tombstones name, in order: by the primary key when the
+    /// record supplies it, else by the conflict target (within a partial target's
+    /// predicate). A foreign key that refuses the deletion refuses the record.
+    func writeTombstones(rows: [Int], of batch: RecordBatch) throws {
+        guard let target else { return }
+        func fields(_ columns: [String]) -> [Int]? {
+            var found: [Int] = []
+            for column in columns {
+                guard let field = columnOfField.firstIndex(where: { $0?.lowercased() == column.lowercased() }) else { return nil }
+                found.append(field)
+            }
+            return found
+        }
+        let byPrimaryKey = schema.primaryKey.flatMap { key in fields(key.columns).map { (key.columns, $0) } }
+        let byTarget = fields(target.columns).map { (target.columns, $0) }
+        for row in rows {
+            summary.counts.tombstones += 1
+            let width = batch.rowEnd(row) - batch.rowStarts[row]
+            func values(_ fields: [Int]) -> [String]? {
+                batch.bytes.withUnsafeBufferPointer { buffer in
+                    var texts: [String] = []
+                    for field in fields {
+                        let cell = field < width ? batch.cell(row: row, column: field) : .absent
+                        guard cell.kind != .null && cell.kind != .absent else { return nil }
+                        var text: [UInt8] = []
+                        Self.appendText(of: cell, bytes: buffer.baseAddress!) { text.append(contentsOf: $0) }
+                        texts.append(String(decoding: text, as: UTF8.self))
+                    }
+                    return texts
+                }
+            }
+            var found: (columns: [String], values: [String], predicate: String?)?
+            if let (columns, fields) = byPrimaryKey, let values = values(fields) {
+                found = (columns, values, nil)
+            } else if let (columns, fields) = byTarget, let values = values(fields) {
+                found = (columns, values, target.predicate)
+            }
+            guard let found else {
+                summary.counts.tombstonesWithoutRow += 1
+                continue
+            }
+            let placeholders = found.values.indices.map { "$\($0 + 1)" }.joined(separator: ", ")
+            let sql = "DELETE FROM \(schema.qualifiedName) WHERE (\(SQLIdentifier.quoteList(found.columns))) = (\(placeholders))"
+                + (found.predicate.map { " AND (\($0))" } ?? "") + " RETURNING 1"
+            let deleted: Int
+            do {
+                deleted = try connection.query(sql, found.values).count
+            } catch {
+                var refusal = error
+                refusal.position = batch.position(row: row, inputName: inputNames[batch.inputIndex])
+                refusal.message = "the tombstone's row cannot be deleted: \(refusal.message)"
+                throw refusal
+            }
+            if deleted > 0 { summary.counts.deleted += deleted } else { summary.counts.tombstonesWithoutRow += 1 }
+        }
+    }
+
+    /// After `rows` of one shape were applied from `staging`: their rows' primary keys
+    /// join the seen rows. A record with the primary key landed on the row with that key
+    /// (the identity rule sees to it); without it, on the row its key finds.
+    func noteSeenRows(staging: String, columns: [String]) throws {
+        guard tracksSeenRows, let primary = schema.primaryKey, let target else { return }
+        let keys = SQLIdentifier.quoteList(primary.columns)
+        let carried = primary.columns.allSatisfy { column in columns.contains { $0.lowercased() == column.lowercased() } }
+        if carried {
+            let complete = primary.columns.map { "\(SQLIdentifier.quote($0)) IS NOT NULL" }.joined(separator: " AND ")
+            try connection.execute("INSERT INTO sqlimport_seen SELECT \(keys) FROM \(staging) WHERE \(complete)")
+        } else {
+            let match = target.columns.map { "t.\(SQLIdentifier.quote($0)) = s.\(SQLIdentifier.quote($0))" }.joined(separator: " AND ")
+            let predicate = target.predicate.map { " AND (\($0))" } ?? ""
+            try connection.execute(
+                "INSERT INTO sqlimport_seen SELECT \(primary.columns.map { "t.\(SQLIdentifier.quote($0))" }.joined(separator: ", ")) FROM \(staging) AS s JOIN \(schema.qualifiedName) AS t ON \(match)\(predicate)")
+        }
+    }
+
+    /// After the input: deletes the rows in scope that were there before the run and
+    /// that no record inserted or landed on, in one statement, under `--max-delete`.
+    func deleteMissingRows() throws {
+        guard options.mirror.deleteMissing, mirrorPrepared, let primary = schema.primaryKey, let target else { return }
+        guard tracksSeenRows else {
+            summary.deleteCandidates = 0
+            return
+        }
+        // With --scope, an input with no record has no scope: nothing is a candidate.
+        if !scopeColumns.isEmpty && scopeValues.isEmpty {
+            summary.deleteCandidates = 0
+            return
+        }
+        let keys = primary.columns.map(SQLIdentifier.quote)
+        func same(_ alias: String) -> String { "(\(keys.map { "\(alias).\($0)" }.joined(separator: ", "))) = (\(keys.map { "t.\($0)" }.joined(separator: ", ")))" }
+        var conditions = ["EXISTS (SELECT FROM sqlimport_candidates AS c WHERE \(same("c")))"]
+        if !scopeColumns.isEmpty {
+            let names = scopeColumns.map(\.column)
+            try connection.execute(
+                "CREATE TEMP TABLE sqlimport_scope ON COMMIT DROP AS SELECT \(SQLIdentifier.quoteList(names)) FROM \(schema.qualifiedName) WITH NO DATA")
+            _ = try connection.copy("COPY sqlimport_scope FROM STDIN") { send in
+                var out: [UInt8] = []
+                for values in scopeValues {
+                    for (index, value) in values.enumerated() {
+                        if index > 0 { out.append(0x09) }
+                        if let value { value.withUnsafeBytes { Self.appendEscaped($0, to: &out) } } else { out.append(contentsOf: [0x5C, 0x4E]) }
+                    }
+                    out.append(0x0A)
+                }
+                out.withUnsafeBytes(send)
+            }
+            conditions.append(
+                "EXISTS (SELECT FROM sqlimport_scope AS s WHERE "
+                    + names.map { "s.\(SQLIdentifier.quote($0)) IS NOT DISTINCT FROM t.\(SQLIdentifier.quote($0))" }.joined(separator: " AND ") + ")")
+        }
+        // Without the primary key in the input, rows the target cannot match (outside a
+        // partial target, or with a NULL key column) are never candidates.
+        let carried = primary.columns.allSatisfy { column in columnOfField.contains { $0?.lowercased() == column.lowercased() } }
+        if !carried {
+            if let predicate = target.predicate { conditions.append("(\(predicate))") }
+            conditions += target.columns.map { "t.\(SQLIdentifier.quote($0)) IS NOT NULL" }
+        }
+        let eligible = conditions.joined(separator: " AND ")
+        let missing = "\(eligible) AND NOT EXISTS (SELECT FROM sqlimport_seen AS s WHERE \(same("s")))"
+        let plan = "DELETE FROM \(schema.qualifiedName) AS t WHERE \(missing)"
+        summary.statementSQL = (summary.statementSQL.map { $0 + "\n" } ?? "") + "-- after the input (--delete-missing):\n" + plan
+        let counted = try connection.query(
+            "SELECT count(*), count(*) FILTER (WHERE NOT EXISTS (SELECT FROM sqlimport_seen AS s WHERE \(same("s")))) FROM \(schema.qualifiedName) AS t WHERE \(eligible)"
+        ).first ?? []
+        let candidates = Int(counted.first.flatMap { $0 } ?? "0") ?? 0
+        let deletions = Int(counted.dropFirst().first.flatMap { $0 } ?? "0") ?? 0
+        summary.deleteCandidates = candidates
+        guard deletions > 0 else { return }
+        guard try options.mirror.mayDelete(deletions, of: candidates, in: &summary) else { return }
+        try connection.execute("SAVEPOINT sqlimport_delete")
+        do {
+            summary.counts.deleted += try connection.executeCounting(plan)
+            try connection.execute("RELEASE SAVEPOINT sqlimport_delete")
+        } catch {
+            guard error.sqlState == "23503" else { throw error }
+            try connection.execute("ROLLBACK TO SAVEPOINT sqlimport_delete")
+            try connection.execute("RELEASE SAVEPOINT sqlimport_delete")
+            try deleteOneByOne(missing: missing, keys: primary.columns)
+        }
+    }
+
+    /// After a foreign key refused the set-based deletion: each row on its own, to name
+    /// the one refused (or, under `--on-error skip`, to keep the refused ones).
+    private func deleteOneByOne(missing: String, keys: [String]) throws {
+        let rows = try connection.query("SELECT \(keys.map { "t.\(SQLIdentifier.quote($0))::text" }.joined(separator: ", ")) FROM \(schema.qualifiedName) AS t WHERE \(missing)")
+        let placeholders = keys.indices.map { "$\($0 + 1)" }.joined(separator: ", ")
+        for row in rows {
+            let description = "(\(SQLIdentifier.quoteList(keys))) = (" + row.map { $0 ?? "NULL" }.joined(separator: ", ") + ")"
+            try connection.execute("SAVEPOINT sqlimport_delete")
+            do {
+                summary.counts.deleted += try connection.query(
+                    "DELETE FROM \(schema.qualifiedName) WHERE (\(SQLIdentifier.quoteList(keys))) = (\(placeholders)) RETURNING 1", row).count
+                try connection.execute("RELEASE SAVEPOINT sqlimport_delete")
+            } catch {
+                guard error.sqlState == "23503" else { throw error }
+                try connection.execute("ROLLBACK TO SAVEPOINT sqlimport_delete")
+                try connection.execute("RELEASE SAVEPOINT sqlimport_delete")
+                guard options.onError == .skip else { throw MirrorError.restricted(row: description, message: error.message) }
+                try reject(RejectedRecord(
+                    input: schema.table, line: 0, byteOffset: 0, reason: "--delete-missing kept row \(description): \(error.message)", record: nil))
+            }
+        }
+    }
+}
