@@ -601,6 +601,30 @@ import Testing
         #expect(try PostgresServer.query(url, "SELECT count(*) FROM items") == "4201\n")
     }
 
+    /// `--infer-rows` on a table the run creates: by default the first batch types it, so
+    /// a fraction after 5,000 integers is refused with its line and column; `--infer-rows
+    /// all` reads the records first and makes the column a double. Standard input, which
+    /// cannot be read twice, is refused.
+    @Test func inferRowsTypesANewTableFromAFirstPass() throws {
+        let url = try PostgresServer.database(schema: Self.schemaName(#function), setUp: "SELECT 1;")
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let lines = (1 ... 5000).map { #"{"id":\#($0),"v":\#($0),"doc":{"n":\#($0)}}"# } + [#"{"id":5001,"v":1.5,"doc":{"n":0}}"#]
+        TestSupport.write(lines.joined(separator: "\n") + "\n", to: directory.appendingPathComponent("late.jsonl"))
+        let first = try TestSupport.run(["late.jsonl", "--db", url, "--upsert", "id"], in: directory)
+        #expect(first.status == 65, "\(first.stderr)")
+        #expect(first.stderr.contains("late.jsonl:5001"), "\(first.stderr)")
+        let all = try TestSupport.run(["late.jsonl", "--db", url, "--upsert", "id", "--infer-rows", "all"], in: directory)
+        #expect(all.status == 0, "\(all.stderr)")
+        #expect(
+            try PostgresServer.query(url, "SELECT attname || ' ' || format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'late'::regclass AND attnum > 0 ORDER BY attnum")
+                == "id bigint\nv double precision\ndoc jsonb\n")
+        #expect(try PostgresServer.query(url, "SELECT v FROM late WHERE id = 5001") == "1.5\n")
+        let piped = try TestSupport.runShell("'\(TestSupport.executable.path)' - --db '\(url)' --table other --upsert id --infer-rows 10 < late.jsonl", in: directory)
+        #expect(piped.status == 64, "\(piped.stderr)")
+        #expect(piped.stderr.contains("standard input cannot be read twice"), "\(piped.stderr)")
+    }
+
     @Test func exportWritesPostgreSQLRowsThatImportBackExactly() throws {
         let url = try PostgresServer.database(schema: Self.schemaName(#function), setUp: Self.exportSchema)
         let directory = TestSupport.temporaryDirectory()

@@ -89,7 +89,7 @@ public final class Importer {
 
     /// Reads every input through the readers and hands each batch to `body` (a pass that
     /// writes nothing: `--parse-only`, `--infer-rows all`).
-    private func readAll(opened: (InputDescription) -> Void = { _ in }, _ body: (RecordBatch) throws -> Void) throws {
+    func readAll(opened: (InputDescription) -> Void = { _ in }, _ body: (RecordBatch) throws -> Void) throws {
         var readerOptions = options.reader
         readerOptions.skipBadRecords = options.onError == .skip
         let reader = BatchReader(

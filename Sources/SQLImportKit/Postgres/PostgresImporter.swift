@@ -36,6 +36,9 @@ public final class PostgresImporter {
         let requested = try options.resolvedTable()
         let schema = try PostgresSchema.read(connection, table: requested)
         let run = try PostgresRun(options: options, connection: connection, schema: schema, table: requested, progress: progress)
+        if schema == nil && options.inferRows != ImportOptions(inputs: [], databasePath: "").inferRows {
+            run.sampled = try PostgresRun.ColumnSample.firstRecords(options.inferRows, options: options)
+        }
         do {
             try run.execute()
             try connection.execute(options.dryRun ? "ROLLBACK" : "COMMIT")
@@ -74,7 +77,6 @@ public final class PostgresImporter {
         if options.reader.flatten || !options.enumGroups.isEmpty || !options.columnGroups.isEmpty { flags.append("--flatten/--enum/--group") }
         if options.strategy != .auto { flags.append("--strategy") }
         if options.wal { flags.append("--wal") }
-        if options.inferRows != ImportOptions(inputs: [], databasePath: "").inferRows { flags.append("--infer-rows") }
         if !flags.isEmpty {
             throw ImportError.conflictingOptions(
                 "\(flags.joined(separator: ", ")) do not apply to a PostgreSQL database yet (docs/postgresql.md lists what does); drop them, or import into SQLite")

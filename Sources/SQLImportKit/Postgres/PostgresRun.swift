@@ -35,6 +35,9 @@ final class PostgresRun {
     /// Whether a COPY into the table is an INSERT (`copyIntoTable`), once asked.
     var tableTakesCopy: Bool?
 
+    /// `--infer-rows`: the first records' types, read by a first pass.
+    var sampled: ColumnSample?
+
     // The sync mirror (`PostgresRun+Mirror`).
     var mirrorPrepared = false
     var scopeColumns: [(field: Int, column: String)] = []

@@ -10,19 +10,17 @@ extension PostgresRun {
     func createTable(from batch: RecordBatch) throws {
         let names = batch.newColumns
         guard !names.isEmpty else { throw SchemaError.noColumns(input: inputNames.first ?? "-") }
-        var trackers = Array(repeating: TypeTracker(), count: names.count)
-        var allJSON = Array(repeating: true, count: names.count)
-        var nullable = Set<Int>()
-        batch.bytes.withUnsafeBufferPointer { bytes in
-            for row in 0 ..< batch.rowCount {
-                let width = batch.rowEnd(row) - batch.rowStarts[row]
-                for column in 0 ..< names.count {
-                    let cell = column < width ? batch.cell(row: row, column: column) : .absent
-                    trackers[column].observe(cell, bytes: bytes)
-                    if cell.kind == .null || cell.kind == .absent { nullable.insert(column) } else if cell.kind != .json { allJSON[column] = false }
-                }
+        var sample = ColumnSample(count: names.count)
+        sample.observe(batch)
+        // --infer-rows: the types come from the records a first pass read.
+        if let sampled {
+            for (column, name) in names.enumerated() {
+                guard let index = sampled.names.firstIndex(of: name) else { continue }
+                sample.trackers[column] = sampled.trackers[index]
+                sample.allJSON[column] = sampled.allJSON[index]
             }
         }
+        let (trackers, allJSON, nullable) = (sample.trackers, sample.allJSON, sample.nullable)
         func index(_ name: String) -> Int? { names.firstIndex { $0.lowercased() == name.lowercased() } }
         var primaryKey = options.primaryKey
         var uniqueIndex: (columns: [String], nullColumns: [String])?
@@ -76,6 +74,59 @@ extension PostgresRun {
         }
         tableSchema = created
         summary.table = created.table
+    }
+
+    /// What a new table's columns are typed from: per field, its values' types, whether
+    /// every value is nested JSON, and whether one is NULL or missing.
+    struct ColumnSample {
+        var names: [String] = []
+        var trackers: [TypeTracker]
+        var allJSON: [Bool]
+        var nullable = Set<Int>()
+
+        init(count: Int) {
+            trackers = Array(repeating: TypeTracker(), count: count)
+            allJSON = Array(repeating: true, count: count)
+        }
+
+        /// Adds the fields `batch` sees first and observes its records.
+        mutating func observe(_ batch: RecordBatch, rows limit: Int = .max) {
+            names += batch.newColumns
+            if trackers.count < names.count {
+                trackers += repeatElement(TypeTracker(), count: names.count - trackers.count)
+                allJSON += repeatElement(true, count: names.count - allJSON.count)
+            }
+            batch.bytes.withUnsafeBufferPointer { bytes in
+                for row in 0 ..< min(batch.rowCount, limit) {
+                    let width = batch.rowEnd(row) - batch.rowStarts[row]
+                    for column in 0 ..< trackers.count {
+                        let cell = column < width ? batch.cell(row: row, column: column) : .absent
+                        trackers[column].observe(cell, bytes: bytes)
+                        if cell.kind == .null || cell.kind == .absent { nullable.insert(column) } else if cell.kind != .json { allJSON[column] = false }
+                    }
+                }
+            }
+        }
+
+        /// `--infer-rows N` (or all) on PostgreSQL: a first pass over the first N records
+        /// of the inputs (which must be files: standard input cannot be read twice).
+        static func firstRecords(_ limit: Int, options: ImportOptions) throws -> ColumnSample {
+            if options.inputs.contains("-") {
+                throw ImportError.conflictingOptions(
+                    "--infer-rows reads the first records twice on PostgreSQL, and standard input cannot be read twice; save it to a file first, or drop --infer-rows (the first batch types the table)")
+            }
+            struct Enough: Error {}
+            var sample = ColumnSample(count: 0)
+            var seen = 0
+            do {
+                try Importer(options: options).readAll { batch in
+                    sample.observe(batch, rows: limit - seen)
+                    seen += batch.rowCount
+                    if seen >= limit { throw Enough() }
+                }
+            } catch is Enough {}
+            return sample
+        }
     }
 
     /// The type a new column gets from the values a batch has for it: `bigint` for
