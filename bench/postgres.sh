@@ -4,7 +4,7 @@
 # psql's \copy into a staging table plus one INSERT ... ON CONFLICT (the JSONL turned into
 # CSV beforehand, untimed), and by Python psycopg2 executemany. Needs a server: PGURL, or
 # a throwaway cluster it starts. Peak RSS is GNU time's.
-#   N=200000 ROUNDS=3 bash bench/postgres.sh [path/to/sqlimport]
+#   N=200000 ROUNDS=3 [EXECUTEMANY_ROUNDS=1] bash bench/postgres.sh [path/to/sqlimport]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${1:-.build/release/sqlimport}
@@ -103,7 +103,7 @@ for round in $(seq 1 "${ROUNDS:-3}"); do
   timed "[$round] psql \\copy + ON CONFLICT first load" "$N" psql -q -v ON_ERROR_STOP=1 "$PGURL" -f "$W/route-base.sql"
   timed "[$round] psql \\copy + ON CONFLICT re-run" "$N" psql -q -v ON_ERROR_STOP=1 "$PGURL" -f "$W/route-base.sql"
   timed "[$round] psql \\copy + ON CONFLICT delta" "$DELTA_N" psql -q -v ON_ERROR_STOP=1 "$PGURL" -f "$W/route-delta.sql"
-  if [ "$have_psycopg" = 1 ]; then
+  if [ "$have_psycopg" = 1 ] && [ "$round" -le "${EXECUTEMANY_ROUNDS:-${ROUNDS:-3}}" ]; then
     psql -q "$PGURL" -c "$SCHEMA" 2>/dev/null
     timed "[$round] psycopg2 executemany first load" "$N" /usr/bin/python3 "$W/executemany.py" "$PGURL" "$W/base.csv"
     timed "[$round] psycopg2 executemany re-run" "$N" /usr/bin/python3 "$W/executemany.py" "$PGURL" "$W/base.csv"

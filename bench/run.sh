@@ -5,6 +5,7 @@
 #   N=100000 RUNS=1 bash bench/run.sh
 #   SCENARIOS=first,delta bash bench/run.sh
 #   SCENARIOS=export,snapshot,restore bash bench/run.sh
+#   SCENARIOS=postgres bash bench/run.sh   # PostgreSQL: bench/postgres.sh + postgres-memory.sh
 #   SKIP_BUILD=1 SQLIMPORT_BIN=.build/debug/sqlimport bash bench/run.sh
 #
 # Installs what it needs (gcc, libsqlite3-dev, sqlite3, zstd, GNU time, python3-venv)
@@ -76,6 +77,24 @@ if [ ! -x "$SQLITE_UTILS_BIN" ]; then
     log "could not install sqlite-utils; it will be reported as SKIPPED"
   fi
 fi
+
+# ---- PostgreSQL (opt-in: SCENARIOS=postgres; needs the server packages) ----
+# bench/postgres.sh (first load, re-run and delta against psql's \copy route and
+# psycopg2 executemany) and bench/postgres-memory.sh (peak RSS, 1M against 10M rows),
+# on a throwaway cluster each starts (or PGURL), into RESULTS_DIR.
+case ",${SCENARIOS:-}," in
+  *,postgres,*)
+    PG_RESULTS="${RESULTS_DIR:-$BENCH_DIR/results/$(date +%Y-%m-%d)-postgres}"
+    mkdir -p "$PG_RESULTS"
+    log "PostgreSQL scenario into $PG_RESULTS"
+    N="${N:-1000000}" ROUNDS="${RUNS:-3}" EXECUTEMANY_ROUNDS="${EXECUTEMANY_ROUNDS:-1}" \
+      bash "$BENCH_DIR/postgres.sh" "$SQLIMPORT_BIN" | tee "$PG_RESULTS/run.log"
+    bash "$BENCH_DIR/postgres-memory.sh" "$SQLIMPORT_BIN" | tee "$PG_RESULTS/memory.log"
+    SCENARIOS=$(echo ",$SCENARIOS," | sed 's/,postgres,/,/; s/^,//; s/,$//')
+    [ -n "$SCENARIOS" ] || exit 0
+    export SCENARIOS
+    ;;
+esac
 
 # ---- run ------------------------------------------------------------------
 export PYTHON="$PY"

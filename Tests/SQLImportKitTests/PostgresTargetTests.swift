@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+@testable import SQLImportKit
+
 /// The PostgreSQL target (issue 21) against a real server: the mission's command loads,
 /// re-runs idempotently and applies a delta exactly as on SQLite, and a differential test
 /// feeds the same seeded records to both and compares rows and counts.
@@ -623,6 +625,39 @@ import Testing
         let piped = try TestSupport.runShell("'\(TestSupport.executable.path)' - --db '\(url)' --table other --upsert id --infer-rows 10 < late.jsonl", in: directory)
         #expect(piped.status == 64, "\(piped.stderr)")
         #expect(piped.stderr.contains("standard input cannot be read twice"), "\(piped.stderr)")
+    }
+
+    /// A run that meets more keys than it keeps in memory moves them to the server and
+    /// goes on counting repeats across batches exactly: the same rows and counts as a run
+    /// that keeps them all in memory (the 10M-row bench's memory stays flat by it).
+    @Test func keysMovedToTheServerStillCountEveryRepeat() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        // Three batches; each later one repeats keys of the first, by the target key or
+        // by the primary key alone (no remote id).
+        var lines: [String] = []
+        for index in 0 ..< 9000 {
+            let item = index < 4096 ? index : (index * 7) % 4096 + (index % 5 == 0 ? 5000 : 0)
+            let remote = item % 9 == 0 ? "null" : "\"r\(item)\""
+            lines.append(#"{"id":"id-\#(item)","libraryID":1,"remoteID":\#(remote),"updatedAt":"\#(index)"}"#)
+        }
+        TestSupport.write(lines.joined(separator: "\n") + "\n", to: directory.appendingPathComponent("items.jsonl"))
+        var results: [[String]] = []
+        for keysInMemory in [1 << 20, 100] {
+            let url = try PostgresServer.database(schema: Self.schemaName("spill\(keysInMemory)"), setUp: Self.itemsSchema)
+            var options = ImportOptions(inputs: [directory.appendingPathComponent("items.jsonl").path], databasePath: url)
+            options.table = "items"
+            options.upsert = ["libraryID", "remoteID"]
+            options.postgresKeysInMemory = keysInMemory
+            let summary = try PostgresImporter(options: options).run()
+            let counts = summary.counts
+            results.append([
+                "\(counts.inserted) \(counts.updated) \(counts.unchanged) \(counts.duplicateKeys) \(counts.outsidePartialIndex)",
+                try PostgresServer.query(url, #"SELECT md5(string_agg(id || "updatedAt", ',' ORDER BY id)) FROM items"#),
+            ])
+        }
+        #expect(results[0] == results[1], "\(results)")
+        #expect(results[0][0].split(separator: " ").map { Int($0)! }[3] == 3924, "\(results[0])")
     }
 
     @Test func exportWritesPostgreSQLRowsThatImportBackExactly() throws {

@@ -24,7 +24,7 @@ struct PostgresBatchPlan {
     ///     complete primary key (nil where a column is NULL or missing).
     ///   - identities: per row, the text of every key column, for exact comparison.
     ///   - shapes: per row, a number naming its shape.
-    ///   - seen: the hashes of the keys earlier batches met (updated).
+    ///   - seen: the hashes of the keys earlier batches met, one per record (updated).
     ///   - duplicate: called for the first repeat when repeats are errors, with the rows.
     init(
         keys: [(target: Int?, primary: Int?)], identities: [[UInt8]], shapes: [Int], supersedes: Bool, seen: inout Set<Int>,
@@ -80,8 +80,11 @@ struct PostgresBatchPlan {
             for key in [target, primary] {
                 guard let key else { continue }
                 latest[key] = (rounds[row], row)
-                if seen.insert(key).inserted { added.append(key) }
             }
+            // The run remembers one key per record, the primary key's when the record has
+            // it, else the target's: a later record sharing only the target key with it
+            // would have another primary key, which the identity rule refuses anyway.
+            if let key = primary ?? target, seen.insert(key).inserted { added.append(key) }
         }
     }
 }

@@ -27,6 +27,8 @@ final class PostgresRun {
     var fileProgress = FileProgress()
     /// The hashes of the keys this run has met (`PostgresBatchPlan`).
     var seenKeys = Set<Int>()
+    /// The hashes moved to `sqlimport_keys` on the server (`spillKeys`).
+    var keysOnServer = false
     /// The keys added to `seenKeys` since the last savepoint (`attempt`).
     var addedKeys: [Int] = []
     var rejectsFile: RejectsFile?
@@ -191,6 +193,7 @@ final class PostgresRun {
         for record in rejects { try reject(record) }
         summary.inputs[batch.inputIndex].bytesRead = batch.inputBytesConsumed
         fileProgress.record(batch)
+        if !keysOnServer && seenKeys.count > options.postgresKeysInMemory { try spillKeys() }
         try writeIsolatingRefusals(batch, from: first) { row, refusal in
             let position = batch.position(row: row, inputName: inputNames[batch.inputIndex])
             var refusal = refusal
@@ -360,8 +363,18 @@ final class PostgresRun {
         }
         let inputName = inputNames[batch.inputIndex]
         let keyText = "(\((target?.columns ?? []).joined(separator: ", ")))"
+        // The hashes earlier batches met: in memory, or asked of the server.
+        // (Moved out of `seenKeys` and back, so that the set is never copied.)
+        var seen: Set<Int>
+        if keysOnServer {
+            seen = try keysMetBefore(keys)
+        } else {
+            seen = seenKeys
+            seenKeys = []
+        }
+        defer { if !keysOnServer { seenKeys = seen } }
         let plan = try PostgresBatchPlan(
-            keys: keys, identities: identities, shapes: shapeOfRow, supersedes: options.merge == .replace && target != nil, seen: &seenKeys,
+            keys: keys, identities: identities, shapes: shapeOfRow, supersedes: options.merge == .replace && target != nil, seen: &seen,
             duplicate: options.duplicateKeys == .error
                 ? { earlier, later in
                     throw UpsertError.duplicateKey(
@@ -398,6 +411,41 @@ final class PostgresRun {
                 try write(rows: group.rows, fields: shapes[group.shape], rounds: rounds, of: batch)
             }
         }
+    }
+
+    /// Moves the key hashes met so far to a temporary table on the server, so that the
+    /// run's memory stays flat however many keys it meets (a hash set of 10M records'
+    /// keys is hundreds of MiB). Done between batches, outside any savepoint; the table
+    /// outlives `--commit-every`'s commits and goes with the session.
+    private func spillKeys() throws {
+        try connection.execute("DROP TABLE IF EXISTS pg_temp.sqlimport_keys")
+        try connection.execute("CREATE TEMP TABLE sqlimport_keys (h bigint PRIMARY KEY) ON COMMIT PRESERVE ROWS")
+        _ = try connection.copy("COPY sqlimport_keys FROM STDIN") { send in
+            var out: [UInt8] = []
+            for key in seenKeys {
+                Self.appendDigits(Int64(key), to: &out)
+                out.append(0x0A)
+                if out.count >= 1 << 18 {
+                    out.withUnsafeBytes(send)
+                    out.removeAll(keepingCapacity: true)
+                }
+            }
+            out.withUnsafeBytes(send)
+        }
+        seenKeys = Set()
+        keysOnServer = true
+    }
+
+    /// With the hashes on the server: adds this batch's, and returns those an earlier
+    /// batch had met. In the batch's savepoint, so a rolled-back batch takes its own out.
+    private func keysMetBefore(_ keys: [(target: Int?, primary: Int?)]) throws -> Set<Int> {
+        // One key per record, as `PostgresBatchPlan` remembers them; sorted, so that the
+        // server's index takes them in order.
+        let batchKeys = Set(keys.compactMap { $0.primary ?? $0.target })
+        guard !batchKeys.isEmpty else { return [] }
+        let list = "{" + batchKeys.sorted().map(String.init).joined(separator: ",") + "}"
+        let added = try connection.query("INSERT INTO sqlimport_keys SELECT unnest($1::bigint[]) ON CONFLICT DO NOTHING RETURNING h", [list])
+        return batchKeys.subtracting(added.compactMap { $0[0].flatMap(Int.init) })
     }
 
     /// Whether `predicate` (as `pg_get_expr` prints it) names `column`: quoted, or bare
