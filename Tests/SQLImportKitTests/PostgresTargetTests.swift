@@ -496,6 +496,7 @@ import Testing
         #expect(try PostgresServer.query(url, "SELECT code, price FROM things") == "7|12.50\n")
         for (flag, message) in [
             ("price=int; DROP TABLE things", "--type price=int; DROP TABLE things: not a type name"), ("nope=TEXT", "--type names \"nope\", which is neither"),
+            ("price=int REFERENCES things", "--type price=int REFERENCES things: not a type name"),
         ] {
             let refused = try TestSupport.run(["things.jsonl", "--db", url, "--table", "other", "--upsert", "id", "--type", flag], in: directory)
             #expect(refused.status == 64 || refused.status == 65, "\(refused.stderr)")
@@ -643,7 +644,7 @@ import Testing
         }
         TestSupport.write(lines.joined(separator: "\n") + "\n", to: directory.appendingPathComponent("items.jsonl"))
         var results: [[String]] = []
-        for keysInMemory in [1 << 20, 100] {
+        for keysInMemory in [1 << 21, 100] {
             let url = try PostgresServer.database(schema: Self.schemaName("spill\(keysInMemory)"), setUp: Self.itemsSchema)
             var options = ImportOptions(inputs: [directory.appendingPathComponent("items.jsonl").path], databasePath: url)
             options.table = "items"
@@ -658,6 +659,62 @@ import Testing
         }
         #expect(results[0] == results[1], "\(results)")
         #expect(results[0][0].split(separator: " ").map { Int($0)! }[3] == 3924, "\(results[0])")
+    }
+
+    /// A review's cases, each against SQLite: a mirror record that updates a row through
+    /// its key while its own primary key is in no row (the row is seen, not deleted); a
+    /// key repeated in a later batch with another primary key (a repeat); a tombstone
+    /// after a record of the same key (no repeat, even under --duplicate-keys error).
+    @Test(arguments: ["mirror-merge", "repeat-other-id", "tombstone-after"])
+    func reviewedMirrorAndRepeatCasesAgreeWithSQLite(_ name: String) throws {
+        let seed = #"INSERT INTO items (id, name, "libraryID", "remoteID", "updatedAt") VALUES ('x', 'old', 1, 'r1', 't'), ('w', 'other', 1, 'r0', 't');"#
+        let url = try PostgresServer.database(schema: Self.schemaName("review\(name)"), setUp: Self.itemsSchema + seed)
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        _ = try TestSupport.runShell("sqlite3 app.db < '\(TestSupport.fixtures.path)/items.schema.sql' && sqlite3 app.db \"\(seed.replacingOccurrences(of: "\"", with: ""))\"", in: directory)
+        var lines: [String] = []
+        var flags = ["--upsert", "libraryID,remoteID"]
+        switch name {
+        case "mirror-merge":
+            lines = [#"{"id":"y","name":"new","libraryID":1,"remoteID":"r1","updatedAt":"t"}"#, #"{"id":"w","name":"other","libraryID":1,"remoteID":"r0","updatedAt":"t"}"#]
+            flags += ["--delete-missing", "--max-delete", "100%"]
+        case "repeat-other-id":
+            lines = (0 ..< 4096).map { #"{"id":"n\#($0)","libraryID":2,"remoteID":"q\#($0)","updatedAt":"t"}"# }
+            lines.append(#"{"id":"m5","name":"again","libraryID":2,"remoteID":"q5","updatedAt":"t"}"#)
+        default:
+            lines = [#"{"id":"x","name":"kept","libraryID":1,"remoteID":"r1","updatedAt":"t"}"#, #"{"id":"x","libraryID":1,"remoteID":"r1","gone":true}"#]
+            flags += ["--tombstone", "gone", "--duplicate-keys", "error"]
+        }
+        TestSupport.write(lines.joined(separator: "\n") + "\n", to: directory.appendingPathComponent("items.jsonl"))
+        var counts: [[Int?]] = []
+        for (label, db) in [("pg", url), ("lite", "app.db")] {
+            let result = try TestSupport.run(["items.jsonl", "--table", "items", "--db", db, "--report", "\(label).json"] + flags, in: directory)
+            #expect(result.status == 0, "\(name) \(label): \(result.stderr)")
+            let report = try Self.counts(directory.appendingPathComponent("\(label).json"))
+            counts.append((Self.comparedCounts + ["deleted", "tombstones"]).map { report[$0] })
+        }
+        #expect(counts[0] == counts[1], "\(name): \(counts)")
+        let query = "SELECT id, name FROM items ORDER BY id"
+        #expect(try PostgresServer.query(url, query) == (try TestSupport.runShell("sqlite3 app.db '\(query)'", in: directory).stdout), "\(name)")
+        if name == "mirror-merge" { #expect(try PostgresServer.query(url, query) == "w|other\nx|new\n") }
+    }
+
+    /// A first load COPYs into the table only where COPY does what INSERT does: not into
+    /// a `GENERATED ALWAYS AS IDENTITY` column (INSERT refuses a value there, COPY would
+    /// write it), and not under row-level security (COPY FROM refuses it).
+    @Test func aFirstLoadWritesAnIdentityColumnOnlyAsInsertWould() throws {
+        let url = try PostgresServer.database(
+            schema: Self.schemaName(#function), setUp: "CREATE TABLE things (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, code text UNIQUE NOT NULL);")
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        TestSupport.write(#"{"id":7,"code":"a"}"# + "\n", to: directory.appendingPathComponent("things.jsonl"))
+        let given = try TestSupport.run(["things.jsonl", "--db", url, "--upsert", "code"], in: directory)
+        #expect(given.status == 64, "\(given.stderr)")
+        #expect(given.stderr.contains("GENERATED ALWAYS"), "\(given.stderr)")
+        #expect(try PostgresServer.query(url, "SELECT count(*) FROM things") == "0\n")
+        TestSupport.write(#"{"code":"a"}"# + "\n" + #"{"code":"b"}"# + "\n", to: directory.appendingPathComponent("things.jsonl"))
+        #expect(try TestSupport.run(["things.jsonl", "--db", url, "--upsert", "code"], in: directory).status == 0)
+        #expect(try PostgresServer.query(url, "SELECT id, code FROM things ORDER BY id") == "1|a\n2|b\n")
     }
 
     @Test func exportWritesPostgreSQLRowsThatImportBackExactly() throws {
@@ -692,6 +749,9 @@ import Testing
         let unbound = try TestSupport.run(["export", "--db", url, "--query", "SELECT * FROM things WHERE id >= :from", "--param", "to=b"], in: directory)
         #expect(unbound.status == 64, "\(unbound.status) \(unbound.stderr)")
         #expect(unbound.stderr.contains("--query has :from, and no --param binds it; pass --param from=VALUE"), "\(unbound.stderr)")
+        // Without --param the query is PostgreSQL's as written: a slice a[lo:hi] is no parameter.
+        let slice = try TestSupport.run(["export", "--db", url, "--format", "csv", "--query", "SELECT (ARRAY[10,20,30])[lo:hi] AS s FROM (SELECT 2 AS lo, 3 AS hi) AS b"], in: directory)
+        #expect(slice.status == 0 && slice.stdout == "s\n\"{20,30}\"\n", "\(slice.stdout) \(slice.stderr)")
         // A query's mistakes are the query's.
         let wrong = try TestSupport.run(["export", "--db", url, "--query", "SELECT nope FROM things"], in: directory)
         #expect(wrong.status == 65 || wrong.status == 64, "\(wrong.status) \(wrong.stderr)")

@@ -51,8 +51,9 @@ public struct ImportOptions: Sendable {
     /// Records per batch handed from the reading thread to the writing one.
     public var rowsPerBatch = 4096
     /// PostgreSQL: the key hashes a run keeps in memory before it moves them to a
-    /// temporary table on the server (`PostgresRun.spillKeys`): 2²⁰, a hash set of 16 MiB.
-    var postgresKeysInMemory = 1 << 20
+    /// temporary table on the server (`PostgresRun.spillKeys`): 2²¹, a hash set of 32 MiB
+    /// (a million records' target and primary keys).
+    var postgresKeysInMemory = 1 << 21
     /// `--sort-memory MiB`: memory for key-ordered writes (`KeyOrder`): an upsert's
     /// records are applied in runs sorted by the key SQLite probes first, three runs in
     /// memory at once. 0 applies them in input order.

@@ -24,10 +24,11 @@ struct PostgresBatchPlan {
     ///     complete primary key (nil where a column is NULL or missing).
     ///   - identities: per row, the text of every key column, for exact comparison.
     ///   - shapes: per row, a number naming its shape.
-    ///   - seen: the hashes of the keys earlier batches met, one per record (updated).
+    ///   - tombstones: the rows that are tombstones (`--tombstone`).
+    ///   - seen: the hashes of the keys earlier batches met (updated).
     ///   - duplicate: called for the first repeat when repeats are errors, with the rows.
     init(
-        keys: [(target: Int?, primary: Int?)], identities: [[UInt8]], shapes: [Int], supersedes: Bool, seen: inout Set<Int>,
+        keys: [(target: Int?, primary: Int?)], identities: [[UInt8]], shapes: [Int], tombstones: Set<Int> = [], supersedes: Bool, seen: inout Set<Int>,
         duplicate: ((_ earlier: Int?, _ later: Int) throws -> Void)?
     ) rethrows {
         let count = keys.count
@@ -52,6 +53,8 @@ struct PostgresBatchPlan {
         }
         var latest: [Int: (round: Int32, row: Int)] = [:]
         latest.reserveCapacity(count * 2)
+        var lastWritten: [Int: (round: Int32, row: Int)] = [:]
+        lastWritten.reserveCapacity(count * 2)
         var shapeOfKey: [Int: Int] = [:]
         shapeOfKey.reserveCapacity(count * 2)
         for row in 0 ..< count {
@@ -66,25 +69,32 @@ struct PostgresBatchPlan {
                 continue
             }
             var earlier: (round: Int32, row: Int)?
+            // The latest earlier record that wrote (not a tombstone), for the count.
+            var written: (round: Int32, row: Int)?
             var seenBefore = false
             for key in [target, primary] {
                 guard let key else { continue }
                 if let found = latest[key], found.round > (earlier?.round ?? 0) { earlier = found }
+                if let found = lastWritten[key], found.round > (written?.round ?? 0) { written = found }
                 if seen.contains(key) { seenBefore = true }
             }
             rounds[row] = (earlier?.round ?? 0) + 1
-            if earlier != nil || seenBefore {
-                repeats += 1
-                try duplicate?(earlier?.row, row)
-            }
             for key in [target, primary] {
                 guard let key else { continue }
                 latest[key] = (rounds[row], row)
             }
-            // The run remembers one key per record, the primary key's when the record has
-            // it, else the target's: a later record sharing only the target key with it
-            // would have another primary key, which the identity rule refuses anyway.
-            if let key = primary ?? target, seen.insert(key).inserted { added.append(key) }
+            // A tombstone is no repeat and leaves no key to repeat, as on SQLite; it keeps
+            // its place in the rounds.
+            guard !tombstones.contains(row) else { continue }
+            if written != nil || seenBefore {
+                repeats += 1
+                try duplicate?(written?.row, row)
+            }
+            for key in [target, primary] {
+                guard let key else { continue }
+                lastWritten[key] = (rounds[row], row)
+                if seen.insert(key).inserted { added.append(key) }
+            }
         }
     }
 }

@@ -40,9 +40,11 @@ public final class PostgresExporter {
         defer { try? connection.execute("ROLLBACK") }
         var sql = try selectSQL(connection)
         var values: [String] = []
-        if case .query = options.source {
+        // Only a query given --param is scanned: without it, PostgreSQL reads the query
+        // as written (an array slice `a[1:n]` is no parameter).
+        if case .query = options.source, !options.parameters.isEmpty {
             let bound = try PostgresQueryParameters(query: sql, parameters: options.parameters)
-            if !options.parameters.isEmpty { (sql, values) = (bound.sql, bound.values) }
+            (sql, values) = (bound.sql, bound.values)
         }
         do {
             _ = try connection.query("DECLARE sqlimport_export NO SCROLL CURSOR FOR \(sql)", values)

@@ -22,7 +22,7 @@ extension PostgresRun {
         if let text = target.predicate {
             guard let predicate = NullTestPredicate(text) else { return false }
             for test in predicate.tests {
-                guard let found = fields.first(where: { columnOfField[$0] == test.column }) else { return false }
+                guard !compositeColumns.contains(test.column), let found = fields.first(where: { columnOfField[$0] == test.column }) else { return false }
                 tests.append((found, test.isNull))
             }
         }
@@ -70,14 +70,26 @@ extension PostgresRun {
     }
 
     /// Whether the table takes a COPY as it takes an INSERT: a plain or partitioned table
-    /// without rewrite rules on INSERT (COPY applies none).
+    /// without rewrite rules on INSERT (COPY applies none), without row-level security
+    /// (COPY FROM refuses it), and without a `GENERATED ALWAYS AS IDENTITY` column (COPY
+    /// writes the given value where INSERT refuses it).
     private func copiesIntoTable() throws -> Bool {
         if let known = tableTakesCopy { return known }
         let found = try connection.query(
-            "SELECT c.relkind IN ('r', 'p') AND NOT EXISTS (SELECT FROM pg_rewrite r WHERE r.ev_class = c.oid AND r.ev_type = '3') FROM pg_class c WHERE c.oid = $1::regclass",
+            """
+            SELECT c.relkind IN ('r', 'p') AND NOT c.relrowsecurity
+              AND NOT EXISTS (SELECT FROM pg_rewrite r WHERE r.ev_class = c.oid AND r.ev_type = '3')
+              AND NOT EXISTS (SELECT FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped AND a.attidentity = 'a'),
+              (SELECT string_agg(a.attname, E'\\x1f') FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid
+               WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped AND t.typtype IN ('c', 'd'))
+            FROM pg_class c WHERE c.oid = $1::regclass
+            """,
             [schema.qualifiedName])
         let takes = found.first?[0] == "t"
         tableTakesCopy = takes
+        // A row type's IS NULL tests its fields, not the value: such a column (or a
+        // domain, which may be one) is decided by the server, not from the cell.
+        compositeColumns = Set((found.first?[1] ?? nil)?.split(separator: "\u{1F}").map(String.init) ?? [])
         return takes
     }
 }

@@ -120,22 +120,24 @@ extension PostgresRun {
         }
     }
 
-    /// After `rows` of one shape were applied from `staging`: their rows' primary keys
-    /// join the seen rows. A record with the primary key landed on the row with that key
-    /// (the identity rule sees to it); without it, on the row its key finds.
+    /// After `rows` of one shape were applied from `staging`: the primary keys of the rows
+    /// they landed on join the seen rows. A record inside the target landed on the row its
+    /// key finds (within the predicate), whatever primary key it carries: the identity
+    /// rule lets a record whose primary key is in no row update that row. A record outside
+    /// it (`sqlimport_route` 2) landed on the row of the primary key it carries.
     func noteSeenRows(staging: String, columns: [String]) throws {
         guard tracksSeenRows, let primary = schema.primaryKey, let target else { return }
-        let keys = SQLIdentifier.quoteList(primary.columns)
+        let match = target.columns.map { "t.\(SQLIdentifier.quote($0)) = s.\(SQLIdentifier.quote($0))" }.joined(separator: " AND ")
+        // The predicate is evaluated on the table's rows alone, where its names are the
+        // table's columns.
+        let rows = target.predicate.map { "(SELECT * FROM \(schema.qualifiedName) WHERE (\($0)) IS TRUE)" } ?? schema.qualifiedName
+        var sql = "INSERT INTO sqlimport_seen SELECT \(primary.columns.map { "t.\(SQLIdentifier.quote($0))" }.joined(separator: ", ")) FROM \(staging) AS s JOIN \(rows) AS t ON \(match) WHERE s.sqlimport_route = 1"
         let carried = primary.columns.allSatisfy { column in columns.contains { $0.lowercased() == column.lowercased() } }
         if carried {
             let complete = primary.columns.map { "\(SQLIdentifier.quote($0)) IS NOT NULL" }.joined(separator: " AND ")
-            try connection.execute("INSERT INTO sqlimport_seen SELECT \(keys) FROM \(staging) WHERE \(complete)")
-        } else {
-            let match = target.columns.map { "t.\(SQLIdentifier.quote($0)) = s.\(SQLIdentifier.quote($0))" }.joined(separator: " AND ")
-            let predicate = target.predicate.map { " AND (\($0))" } ?? ""
-            try connection.execute(
-                "INSERT INTO sqlimport_seen SELECT \(primary.columns.map { "t.\(SQLIdentifier.quote($0))" }.joined(separator: ", ")) FROM \(staging) AS s JOIN \(schema.qualifiedName) AS t ON \(match)\(predicate)")
+            sql += " UNION ALL SELECT \(SQLIdentifier.quoteList(primary.columns)) FROM \(staging) WHERE sqlimport_route = 2 AND \(complete)"
         }
+        try connection.execute(sql)
     }
 
     /// After the input: deletes the rows in scope that were there before the run and

@@ -32,10 +32,14 @@ final class PostgresRun {
     /// The keys added to `seenKeys` since the last savepoint (`attempt`).
     var addedKeys: [Int] = []
     var rejectsFile: RejectsFile?
+    /// Records set aside by a batch not yet released (`attempt`).
+    var pendingRejects: [RejectedRecord] = []
     /// The table started empty and no record has met a row yet (`PostgresUpsert.apply`).
     var insertsOnly = false
     /// Whether a COPY into the table is an INSERT (`copyIntoTable`), once asked.
     var tableTakesCopy: Bool?
+    /// The table's columns of a row type or a domain (`copiesIntoTable`).
+    var compositeColumns = Set<String>()
 
     /// `--infer-rows`: the first records' types, read by a first pass.
     var sampled: ColumnSample?
@@ -246,6 +250,7 @@ final class PostgresRun {
         do {
             try body()
         } catch {
+            pendingRejects.removeAll()
             guard let refusal = error as? PostgresError, refusal.kind == .data else { throw error }
             try connection.execute("ROLLBACK TO SAVEPOINT \(name)")
             try connection.execute("RELEASE SAVEPOINT \(name)")
@@ -256,6 +261,9 @@ final class PostgresRun {
             throw error
         }
         try connection.execute("RELEASE SAVEPOINT \(name)")
+        let settled = pendingRejects
+        pendingRejects.removeAll()
+        for record in settled { try reject(record) }
     }
 
     func reject(_ record: RejectedRecord) throws {
@@ -303,6 +311,7 @@ final class PostgresRun {
         var shapeIDs: [[Int]: Int] = [:]
         var shapes: [[Int]] = []
         var shapeOfMask: [UInt64: Int] = [:]
+        var tombstoneRows = Set<Int>()
         let fieldCount = columnOfField.count
         let isKeyField = (0 ..< fieldCount).map(keyFields.contains)
         var shapeOfRow: [Int] = []
@@ -319,6 +328,7 @@ final class PostgresRun {
                 // record was a twentieth of the writing thread).
                 // A tombstone is a shape of its own (its last element -1; bit 63).
                 let tombstone = isTombstone(row: row, of: batch)
+                if tombstone { tombstoneRows.insert(keys.count) }
                 collectScope(row: row, of: batch)
                 var mask: UInt64 = tombstone ? 1 << 63 : 0
                 var id: Int?
@@ -367,14 +377,14 @@ final class PostgresRun {
         // (Moved out of `seenKeys` and back, so that the set is never copied.)
         var seen: Set<Int>
         if keysOnServer {
-            seen = try keysMetBefore(keys)
+            seen = try keysMetBefore(keys.indices.filter { !tombstoneRows.contains($0) }.map { keys[$0] })
         } else {
             seen = seenKeys
             seenKeys = []
         }
         defer { if !keysOnServer { seenKeys = seen } }
         let plan = try PostgresBatchPlan(
-            keys: keys, identities: identities, shapes: shapeOfRow, supersedes: options.merge == .replace && target != nil, seen: &seen,
+            keys: keys, identities: identities, shapes: shapeOfRow, tombstones: tombstoneRows, supersedes: options.merge == .replace && target != nil, seen: &seen,
             duplicate: options.duplicateKeys == .error
                 ? { earlier, later in
                     throw UpsertError.duplicateKey(
@@ -439,9 +449,12 @@ final class PostgresRun {
     /// With the hashes on the server: adds this batch's, and returns those an earlier
     /// batch had met. In the batch's savepoint, so a rolled-back batch takes its own out.
     private func keysMetBefore(_ keys: [(target: Int?, primary: Int?)]) throws -> Set<Int> {
-        // One key per record, as `PostgresBatchPlan` remembers them; sorted, so that the
-        // server's index takes them in order.
-        let batchKeys = Set(keys.compactMap { $0.primary ?? $0.target })
+        // Sorted, so that the server's index takes them in order.
+        var batchKeys = Set<Int>()
+        for key in keys {
+            if let target = key.target { batchKeys.insert(target) }
+            if let primary = key.primary { batchKeys.insert(primary) }
+        }
         guard !batchKeys.isEmpty else { return [] }
         let list = "{" + batchKeys.sorted().map(String.init).joined(separator: ",") + "}"
         let added = try connection.query("INSERT INTO sqlimport_keys SELECT unnest($1::bigint[]) ON CONFLICT DO NOTHING RETURNING h", [list])
@@ -491,10 +504,12 @@ final class PostgresRun {
         }
         summary.counts = counts
         try noteSeenRows(staging: staging, columns: columns)
-        // --null-key skip: records no clause can match, as on SQLite.
+        // --null-key skip: records no clause can match, as on SQLite; set aside once the
+        // batch's savepoint is released (`attempt`), so that a batch written again record
+        // by record does not set them aside twice.
         for (sequence, why) in setAside {
             let position = position(ofSequence: sequence, first: first, rows: rows, batch: batch)
-            try reject(RejectedRecord(
+            pendingRejects.append(RejectedRecord(
                 input: position.input, line: position.line, byteOffset: position.byteOffset,
                 reason: "\(position): the record's key \(why) (--null-key skip)", record: batch.rawRecord(row: rows[Int(sequence - first)])))
         }

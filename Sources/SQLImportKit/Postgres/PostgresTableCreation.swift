@@ -179,7 +179,10 @@ extension PostgresRun {
         case "BLOB": return "bytea"
         case "ANY": return "text"
         default:
-            guard trimmed.range(of: #"^[A-Za-z_][A-Za-z0-9_ ]*(\([0-9]+( *, *[0-9]+)?\))?( *\[\])?$"#, options: .regularExpression) != nil else {
+            // A name, the words of PostgreSQL's multi-word type names, a typmod, `[]`: no
+            // room for a clause (`int REFERENCES t`, `text DEFAULT 'x'`).
+            let words = #"( +(precision|varying|with|without|time|zone))*"#
+            guard trimmed.range(of: #"^[A-Za-z_][A-Za-z0-9_]*"# + words + #"( *\([0-9]+( *, *[0-9]+)?\))?"# + words + #"( *\[\])?$"#, options: [.regularExpression, .caseInsensitive]) != nil else {
                 throw ImportError.conflictingOptions(
                     "--type \(column)=\(requested): not a type name; use INTEGER, REAL, TEXT, BLOB or a PostgreSQL type such as numeric(12,2), timestamptz or text[]")
             }
