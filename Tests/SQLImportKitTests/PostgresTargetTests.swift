@@ -699,6 +699,25 @@ import Testing
         if name == "mirror-merge" { #expect(try PostgresServer.query(url, query) == "w|other\nx|new\n") }
     }
 
+    /// An empty export deletes nothing unless --max-delete 100% says the table really must
+    /// be emptied, as on SQLite; with --scope it has no scope and deletes nothing.
+    @Test func anEmptyExportDeletesNothingUnlessAHundredPercentIsAllowed() throws {
+        let url = try PostgresServer.database(
+            schema: Self.schemaName(#function), setUp: Self.itemsSchema + #"INSERT INTO items (id, "libraryID", "remoteID", "updatedAt") VALUES ('a', 1, 'r1', 't'), ('b', 2, 'r2', 't');"#)
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        TestSupport.write("", to: directory.appendingPathComponent("items.jsonl"))
+        let step = ["items.jsonl", "--db", url, "--table", "items", "--upsert", "libraryID,remoteID", "--delete-missing"]
+        let guarded = try TestSupport.run(step, in: directory)
+        #expect(guarded.status == 65, "\(guarded.stderr)")
+        #expect(guarded.stderr.contains("the input holds no records, so --delete-missing would delete all 2 rows in scope"), "\(guarded.stderr)")
+        #expect(try TestSupport.run(step + ["--scope", "libraryID", "--max-delete", "100%"], in: directory).status == 0)
+        #expect(try PostgresServer.query(url, "SELECT count(*) FROM items") == "2\n")
+        let emptied = try TestSupport.run(step + ["--max-delete", "100%"], in: directory)
+        #expect(emptied.status == 0, "\(emptied.stderr)")
+        #expect(try PostgresServer.query(url, "SELECT count(*) FROM items") == "0\n")
+    }
+
     /// A first load COPYs into the table only where COPY does what INSERT does: not into
     /// a `GENERATED ALWAYS AS IDENTITY` column (INSERT refuses a value there, COPY would
     /// write it), and not under row-level security (COPY FROM refuses it).

@@ -143,6 +143,15 @@ extension PostgresRun {
     /// After the input: deletes the rows in scope that were there before the run and
     /// that no record inserted or landed on, in one statement, under `--max-delete`.
     func deleteMissingRows() throws {
+        // An input with no record wrote no batch: as on SQLite, it has no scope, and
+        // without --scope every row is a candidate (under --max-delete 100% only).
+        if !mirrorPrepared && options.mirror.deleteMissing && tableSchema != nil {
+            guard options.mirror.scope.isEmpty else {
+                summary.deleteCandidates = 0
+                return
+            }
+            try prepareMirror()
+        }
         guard options.mirror.deleteMissing, mirrorPrepared, let primary = schema.primaryKey, let target else { return }
         guard tracksSeenRows else {
             summary.deleteCandidates = 0

@@ -189,7 +189,8 @@ final class PostgresRun {
             try addColumns(unknown, from: batch)
             for (field, name) in unknown { columnOfField[field] = schema.column(named: name)?.name }
         }
-        try prepareMirror()
+        // (An empty input's batch has no fields to check; `deleteMissingRows` sees to it.)
+        if batch.rowCount > 0 { try prepareMirror() }
         // Records an interrupted run committed are passed over (--resume).
         let first = firstUncommittedRow(of: batch)
         let rejects = batch.rejects.filter { record in resumeOffsetOfInput[batch.inputIndex].map { record.byteOffset >= $0 } ?? true }
@@ -274,6 +275,7 @@ final class PostgresRun {
 
     /// Plans and writes `rows` of `batch`, in their order.
     private func write(rows selected: [Int], of batch: RecordBatch) throws {
+        guard !selected.isEmpty else { return }
         // The key columns' fields: in every record's shape (a missing one is NULL).
         func fields(of key: PostgresSchema.UniqueKey?) -> [Int]? {
             guard let key else { return nil }
