@@ -691,7 +691,7 @@ import Testing
             let result = try TestSupport.run(["items.jsonl", "--table", "items", "--db", db, "--report", "\(label).json"] + flags, in: directory)
             #expect(result.status == 0, "\(name) \(label): \(result.stderr)")
             let report = try Self.counts(directory.appendingPathComponent("\(label).json"))
-            counts.append((Self.comparedCounts + ["deleted", "tombstones"]).map { report[$0] })
+            counts.append((Self.comparedCounts + ["deleted", "tombstones", "rejected"]).map { report[$0] })
         }
         #expect(counts[0] == counts[1], "\(name): \(counts)")
         let query = "SELECT id, name FROM items ORDER BY id"
@@ -716,6 +716,45 @@ import Testing
         let emptied = try TestSupport.run(step + ["--max-delete", "100%"], in: directory)
         #expect(emptied.status == 0, "\(emptied.stderr)")
         #expect(try PostgresServer.query(url, "SELECT count(*) FROM items") == "0\n")
+    }
+
+    /// Input without the primary key (the table makes it): a mirror finds the rows its
+    /// records landed on by their key, within the partial predicate; and `--null-key
+    /// skip` sets a record aside once even when another record's refusal makes its
+    /// batch write again record by record. As on SQLite.
+    @Test(arguments: ["mirror", "null-key"])
+    func inputWithoutThePrimaryKeyAgreesWithSQLite(_ name: String) throws {
+        let url = try PostgresServer.database(
+            schema: Self.schemaName("noid\(name)"),
+            setUp: #"CREATE TABLE things (rowid_ bigserial PRIMARY KEY, "libraryID" INTEGER NOT NULL, "remoteID" TEXT, name TEXT); CREATE UNIQUE INDEX things_remote ON things ("libraryID", "remoteID") WHERE "remoteID" IS NOT NULL; INSERT INTO things ("libraryID", "remoteID", name) VALUES (1, 'r1', 'old'), (1, 'r0', 'other');"#)
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        _ = try TestSupport.runShell(
+            "sqlite3 app.db 'CREATE TABLE things (rowid_ INTEGER PRIMARY KEY, libraryID INTEGER NOT NULL, remoteID TEXT, name TEXT) STRICT; CREATE UNIQUE INDEX things_remote ON things (libraryID, remoteID) WHERE remoteID IS NOT NULL; INSERT INTO things (libraryID, remoteID, name) VALUES (1, \"r1\", \"old\"), (1, \"r0\", \"other\");'",
+            in: directory)
+        let lines = name == "mirror"
+            ? [#"{"libraryID":1,"remoteID":"r1","name":"kept"}"#]
+            : [#"{"libraryID":1,"remoteID":null,"name":"outside"}"#, #"{"libraryID":"seven","remoteID":"r5"}"#, #"{"libraryID":1,"remoteID":"r1","name":"updated"}"#]
+        let flags = name == "mirror" ? ["--delete-missing", "--max-delete", "100%"] : ["--null-key", "skip", "--on-error", "skip"]
+        TestSupport.write(lines.joined(separator: "\n") + "\n", to: directory.appendingPathComponent("things.jsonl"))
+        var counts: [[Int?]] = []
+        var firstRejects: [[String]] = []
+        for (label, db) in [("pg", url), ("lite", "app.db")] {
+            let result = try TestSupport.run(["things.jsonl", "--db", db, "--upsert", "libraryID,remoteID", "--report", "\(label).json"] + flags, in: directory)
+            #expect(result.status == (name == "mirror" ? 0 : 2), "\(name) \(label): \(result.stderr)")
+            let report = try Self.counts(directory.appendingPathComponent("\(label).json"))
+            counts.append((Self.comparedCounts + ["deleted", "rejected"]).map { report[$0] })
+            // Each set-aside record once, with its line.
+            let json = try JSONSerialization.jsonObject(with: Data(contentsOf: directory.appendingPathComponent("\(label).json"))) as? [String: Any]
+            firstRejects.append(((json?["firstRejects"] as? [String]) ?? []).map { String($0.prefix { $0 != " " }) }.sorted())
+        }
+        #expect(counts[0] == counts[1], "\(name): \(counts)")
+        #expect(firstRejects[0] == firstRejects[1], "\(name): \(firstRejects)")
+        let query = #"SELECT "libraryID", coalesce("remoteID", '-'), name FROM things ORDER BY 2"#
+        let rows = try PostgresServer.query(url, query)
+        #expect(rows == (try TestSupport.runShell("sqlite3 app.db \"\(query.replacingOccurrences(of: "\"", with: ""))\"", in: directory).stdout), "\(name)")
+        #expect(rows == (name == "mirror" ? "1|r1|kept\n" : "1|r0|other\n1|r1|updated\n"), "\(rows)")
+        if name == "null-key" { #expect(counts[0].last == 2, "\(counts[0])") }
     }
 
     /// A first load COPYs into the table only where COPY does what INSERT does: not into
