@@ -165,7 +165,7 @@ struct TuningFlags: ParsableArguments {
     @Option(help: ArgumentHelp("Page cache for the run, in MiB.", valueName: "MiB"))
     var cacheMib = 256
 
-    @Option(name: .customLong("sort-memory"), help: ArgumentHelp("MiB for key-ordered writes: an upsert applies its records in runs sorted by the key SQLite looks up first, three runs in memory at once; 0 applies them in input order.", valueName: "MiB"))
+    @Option(name: .customLong("sort-memory"), help: ArgumentHelp("MiB for key-ordered writes: an upsert applies its records in runs sorted by the key the database looks up first, three runs in memory at once; 0 applies them in input order.", valueName: "MiB"))
     var sortMemory = 48
 
     @Flag(help: "Only read and parse the input, counting its records; no database is opened.")

@@ -54,6 +54,9 @@ public struct ImportOptions: Sendable {
     /// temporary table on the server (`PostgresRun.spillKeys`): 2²¹, a hash set of 32 MiB
     /// (a million records' target and primary keys).
     var postgresKeysInMemory = 1 << 21
+    /// PostgreSQL: a first load into an empty table builds its key indexes once at the end
+    /// (`PostgresRun+DeferredIndexes`). Always on; tests turn it off to compare.
+    var postgresDefersIndexes = true
     /// `--sort-memory MiB`: memory for key-ordered writes (`KeyOrder`): an upsert's
     /// records are applied in runs sorted by the key SQLite probes first, three runs in
     /// memory at once. 0 applies them in input order.

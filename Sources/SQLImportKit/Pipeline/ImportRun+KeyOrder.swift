@@ -93,13 +93,6 @@ extension ImportRun {
 
     /// The report's line on key order, once the run is over.
     func describeKeyOrder() {
-        guard let keyOrder = source.keyOrder, let spec = keyOrder.spec else { return }
-        let counts = keyOrder.counts
-        guard counts.sorted + counts.leftInOrder > 0 else {
-            summary.keyOrder = "input order: the input was read before its key was known (sorted runs begin after the first batches)"
-            return
-        }
-        summary.keyOrder = "sorted by \(spec.description) in runs of up to \(counts.largestRun) records: \(counts.sorted) run(s) sorted"
-            + (counts.leftInOrder > 0 ? ", \(counts.leftInOrder) left in input order (a key value that may be stored differently, or two records with one key of the other clause)" : "")
+        if let line = source.keyOrder?.reportLine { summary.keyOrder = line }
     }
 }

@@ -98,6 +98,17 @@ final class KeyOrder: @unchecked Sendable {
         }
     }
 
+    /// The report's line once the run is over (nil when no spec was set).
+    var reportLine: String? {
+        guard let spec else { return nil }
+        let counts = counts
+        guard counts.sorted + counts.leftInOrder > 0 else {
+            return "input order: the input was read before its key was known (sorted runs begin after the first batches)"
+        }
+        return "sorted by \(spec.description) in runs of up to \(counts.largestRun) records: \(counts.sorted) run(s) sorted"
+            + (counts.leftInOrder > 0 ? ", \(counts.leftInOrder) left in input order (a key value that may be stored differently, or two records with one key of the other clause)" : "")
+    }
+
     // MARK: - Sorting
 
     /// One record's place: its first key column's leading bytes (or its integer, biased

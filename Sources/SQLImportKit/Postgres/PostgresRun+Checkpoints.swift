@@ -15,6 +15,8 @@ extension PostgresRun: CheckpointingRun {
     /// The first row of `batch` an interrupted run did not commit (0 without --resume).
     func firstUncommittedRow(of batch: RecordBatch) -> Int {
         guard let offset = resumeOffsetOfInput[batch.inputIndex] else { return 0 }
+        // A sorted run may hold committed records anywhere: they go first.
+        if batch.isReordered { return batch.partition(before: offset) }
         return (0 ..< batch.rowCount).first { batch.byteOffsets[$0] >= offset } ?? batch.rowCount
     }
 

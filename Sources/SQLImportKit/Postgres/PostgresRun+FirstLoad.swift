@@ -73,7 +73,7 @@ extension PostgresRun {
     /// without rewrite rules on INSERT (COPY applies none), without row-level security
     /// (COPY FROM refuses it), and without a `GENERATED ALWAYS AS IDENTITY` column (COPY
     /// writes the given value where INSERT refuses it).
-    private func copiesIntoTable() throws -> Bool {
+    func copiesIntoTable() throws -> Bool {
         if let known = tableTakesCopy { return known }
         let found = try connection.query(
             """

@@ -41,6 +41,17 @@ final class PostgresRun {
     /// The table's columns of a row type or a domain (`copiesIntoTable`).
     var compositeColumns = Set<String>()
 
+    /// The reader's sorted runs (`PostgresRun+KeyOrder`); nil with `--sort-memory 0`.
+    var keyOrder: KeyOrder?
+    var keyOrderDecided = false
+    /// A first load's indexes, dropped to be built at its end (`PostgresRun+DeferredIndexes`).
+    var deferredIndexes: DeferredIndexes?
+    var indexDeferralDecided = false
+    /// Per index, its key columns' types when they compare as their bytes (`keyColumnTypes`).
+    var keyTypesOfIndex: [String: [(column: String, isInteger: Bool)]?] = [:]
+    /// The batch being written has a record that meets a key the run met before.
+    var meetsEarlierKeys = false
+
     /// `--infer-rows`: the first records' types, read by a first pass.
     var sampled: ColumnSample?
 
@@ -137,9 +148,12 @@ final class PostgresRun {
         if let path = options.rejectsPath { rejectsFile = try RejectsFile(path: path) }
         defer { rejectsFile?.close() }
         if options.commitEvery != nil && !options.dryRun { try prepareRunLog() }
+        if options.upsert != nil && options.sortMemoryMiB > 0 {
+            keyOrder = KeyOrder(memoryBytes: options.sortMemoryMiB << 20, runBytes: options.sortRunBytes)
+        }
         let reader = BatchReader(
             paths: options.inputs, options: readerOptions, rowsPerBatch: options.rowsPerBatch, keepRaw: options.onError == .skip,
-            cancellation: options.cancellation, commitEvery: options.dryRun ? nil : options.commitEvery)
+            cancellation: options.cancellation, commitEvery: options.dryRun ? nil : options.commitEvery, keyOrder: keyOrder)
         reader.start()
         defer { reader.stop() }
         while let item = reader.next() {
@@ -155,6 +169,8 @@ final class PostgresRun {
             case .failed(let error):
                 throw error
             case .finished:
+                if let line = keyOrder?.reportLine { summary.keyOrder = line }
+                try buildDeferredIndexes()
                 if options.mirror.deleteMissing { report(.deleting) }
                 try deleteMissingRows()
                 report(.committing)
@@ -190,7 +206,11 @@ final class PostgresRun {
             for (field, name) in unknown { columnOfField[field] = schema.column(named: name)?.name }
         }
         // (An empty input's batch has no fields to check; `deleteMissingRows` sees to it.)
-        if batch.rowCount > 0 { try prepareMirror() }
+        if batch.rowCount > 0 {
+            try prepareMirror()
+            try deferIndexes()
+            try startKeyOrder()
+        }
         // Records an interrupted run committed are passed over (--resume).
         let first = firstUncommittedRow(of: batch)
         let rejects = batch.rejects.filter { record in resumeOffsetOfInput[batch.inputIndex].map { record.byteOffset >= $0 } ?? true }
@@ -246,6 +266,7 @@ final class PostgresRun {
     private func attempt(_ name: String, _ body: () throws -> Void) throws {
         let counts = summary.counts
         let staging = stagingOfShape
+        let deferred = (deferredIndexes, summary.indexesBuiltEarly)
         addedKeys.removeAll()
         try connection.execute("SAVEPOINT \(name)")
         do {
@@ -256,8 +277,10 @@ final class PostgresRun {
             try connection.execute("ROLLBACK TO SAVEPOINT \(name)")
             try connection.execute("RELEASE SAVEPOINT \(name)")
             summary.counts = counts
-            // Staging tables created since the savepoint are gone with it.
+            // Staging tables created since the savepoint are gone with it, and indexes
+            // built since are dropped again.
             stagingOfShape = staging
+            (deferredIndexes, summary.indexesBuiltEarly) = deferred
             seenKeys.subtract(addedKeys)
             throw error
         }
@@ -395,6 +418,7 @@ final class PostgresRun {
                 }
                 : nil)
         summary.counts.duplicateKeys += plan.repeats
+        meetsEarlierKeys = plan.repeats > 0
         addedKeys += plan.added
         var rounds = [Int32](repeating: 0, count: batch.rowCount)
         for (index, row) in selected.enumerated() { rounds[row] = plan.rounds[index] }
@@ -486,7 +510,16 @@ final class PostgresRun {
 
     private func write(rows: [Int], fields: [Int], rounds: [Int32], of batch: RecordBatch) throws {
         let columns = fields.map { columnOfField[$0]! }
-        if insertsOnly, try copyIntoTable(rows: rows, fields: fields, rounds: rounds, of: batch) { return }
+        if insertsOnly {
+            if deferredIndexes != nil, try !deferralHolds(rows: rows, of: batch, meetsEarlierKeys: meetsEarlierKeys) {
+                try buildDeferredIndexes(
+                    reason: "the batch from \(position(ofSequence: 0, first: 0, rows: rows, batch: batch)) holds a record whose key may repeat an earlier one's, or an integer key given as text")
+            }
+            if try copyIntoTable(rows: rows, fields: fields, rounds: rounds, of: batch) { return }
+        }
+        if deferredIndexes != nil {
+            try buildDeferredIndexes(reason: "the batch from \(position(ofSequence: 0, first: 0, rows: rows, batch: batch)) needs the upsert statements")
+        }
         let staging = try stagingTable(for: columns)
         var first: Int64 = 0
         try connection.execute("TRUNCATE \(staging)")
@@ -666,7 +699,7 @@ final class PostgresRun {
         }
     }
 
-    private func report(_ phase: ImportProgress.Phase) {
+    func report(_ phase: ImportProgress.Phase) {
         progress?(fileProgress.progress(phase: phase, summary: summary, inputCount: options.inputs.count, rowsWritten: summary.counts.read))
     }
 }

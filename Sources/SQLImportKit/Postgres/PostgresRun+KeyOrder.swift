@@ -1,0 +1,68 @@
+/// Key-ordered writes on PostgreSQL (`KeyOrder`): the reading thread sorts each run by the
+/// conflict target, so that the upserts probe its B-tree in order and a first load's COPY
+/// inserts into it in order. With random keys this spares the server a cache miss per
+/// record in each index it touches (bench/README.md, "PostgreSQL").
+///
+/// The same rules keep the result what input order gives: the sort is stable, a run in
+/// which two records share the primary key but not the target stays in input order, and
+/// keys are sorted only where two values PostgreSQL finds equal have the same bytes.
+extension PostgresRun {
+    /// Sets the reader's sort once the first batch has named the input's fields, or
+    /// reports why records keep their input order.
+    func startKeyOrder() throws {
+        guard let keyOrder, keyOrder.spec == nil, !keyOrderDecided, let target else { return }
+        keyOrderDecided = true
+        if let reason = try keyOrderRefusal(target: target) {
+            summary.keyOrder = "input order: \(reason)"
+            return
+        }
+        guard let sortColumns = try keyOrderColumns(of: target), let guardColumns = try fallbackKey.map(keyOrderColumns) ?? [] else {
+            summary.keyOrder =
+                "input order: a key column is not text, varchar or an integer type with a deterministic collation, or the input fills it twice"
+            return
+        }
+        keyOrder.spec = KeyOrder.Spec(sortColumns: sortColumns, guardColumns: guardColumns, description: target.columns.joined(separator: ", "))
+    }
+
+    /// Why the order of writes would show in the table, or nil.
+    private func keyOrderRefusal(target: PostgresSchema.UniqueKey) throws -> String? {
+        if options.alter { return "--alter types a new column from the records of the batch it first appears in" }
+        let found = try connection.query(
+            """
+            SELECT EXISTS (SELECT FROM pg_trigger WHERE tgrelid = c.oid AND NOT tgisinternal)::text,
+              EXISTS (SELECT FROM pg_rewrite WHERE ev_class = c.oid AND ev_type <> '1')::text,
+              EXISTS (SELECT FROM pg_constraint WHERE contype = 'f' AND conrelid = c.oid AND confrelid = c.oid)::text,
+              EXISTS (SELECT FROM pg_attribute a LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+                      WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+                        AND (a.attidentity <> '' OR pg_get_expr(d.adbin, d.adrelid) LIKE '%nextval(%'))::text,
+              (SELECT min(ci.relname) FROM pg_index i JOIN pg_class ci ON ci.oid = i.indexrelid
+               WHERE i.indrelid = c.oid AND (i.indisunique OR i.indisexclusion) AND ci.relname::text NOT IN ($2::text, COALESCE($3::text, $2::text)))
+            FROM pg_class c WHERE c.oid = $1::regclass
+            """,
+            [schema.qualifiedName, target.name, fallbackKey?.name])
+        guard let row = found.first else { return "the table was not found" }
+        if row[0] == "true" { return "the table has triggers, which see each write" }
+        if row[1] == "true" { return "the table has rules, which see each write" }
+        if row[2] == "true" { return "a foreign key of the table refers to the table itself" }
+        if row[3] == "true" { return "new rows take identity or sequence values in the order they are written" }
+        if let other = row[4] ?? nil {
+            return "unique index or exclusion constraint \(SQLIdentifier.quote(other)) is neither the conflict target nor the primary key: an update may free a value that a record sorted before it would take"
+        }
+        return nil
+    }
+
+    /// The key's columns as the sort compares them: integers numerically, text by its
+    /// bytes (`keyColumnTypes`: two values PostgreSQL finds equal are the same bytes, so
+    /// the stable sort keeps their order). nil for any other type, or for a column the
+    /// input fills from two fields.
+    private func keyOrderColumns(of key: PostgresSchema.UniqueKey) throws -> [KeyOrder.Column]? {
+        guard let types = try keyColumnTypes(of: key) else { return nil }
+        var columns: [KeyOrder.Column] = []
+        for (name, isInteger) in types {
+            let fields = columnOfField.indices.filter { columnOfField[$0] == name }
+            guard fields.count == 1 else { return nil }
+            columns.append(KeyOrder.Column(input: fields[0], comparison: isInteger ? .integer : .binary))
+        }
+        return columns
+    }
+}
