@@ -35,6 +35,11 @@ extension PostgresRun {
         guard options.postgresDefersIndexes, insertsOnly, let target, options.onError == .abort, options.commitEvery == nil, options.mirror.tombstone == nil,
             !options.mirror.deleteMissing, try copiesIntoTable()
         else { return }
+        // Where DDL is not transactional, a failed run could not put the indexes back
+        // (YugabyteDB runs each DDL statement as its own transaction; CockroachDB's
+        // schema changes are not atomic with the transaction's writes).
+        let version = try connection.query("SELECT version()").first?[0] ?? nil
+        guard let version, !version.contains("-YB-"), !version.contains("Cockroach") else { return }
         let keyIndexes = Set([target.name] + (fallbackKey.map { [$0.name] } ?? []))
         for key in [target] + (fallbackKey.map { [$0] } ?? []) {
             guard try keyColumnTypes(of: key) != nil else { return }
@@ -74,12 +79,13 @@ extension PostgresRun {
             deferred.names.append(name)
         }
         guard deferred.names.count >= keyIndexes.count else { return }
-        // The lock, and the table still empty under it; or nothing deferred.
+        // The lock, and the table still empty under it; or nothing deferred: another
+        // session holds a lock (55P03), or the engine has no such lock.
         try connection.execute("SAVEPOINT sqlimport_defer")
         do {
             try connection.execute("LOCK TABLE \(schema.qualifiedName) IN ACCESS EXCLUSIVE MODE NOWAIT")
         } catch {
-            guard error.sqlState == "55P03" else { throw error }
+            guard error.kind != .connection else { throw error }
             try connection.execute("ROLLBACK TO SAVEPOINT sqlimport_defer")
             try connection.execute("RELEASE SAVEPOINT sqlimport_defer")
             return
