@@ -29,6 +29,18 @@ import Testing
         var summaries: [ImportSummary]
     }
 
+    /// `items` written as JSON Lines, and the options that upsert them into `url`'s
+    /// `items` on the identity key, in batches of `rowsPerBatch`.
+    static func itemsOptions(_ items: [Item], in directory: URL, url: String, rowsPerBatch: Int = 16) -> ImportOptions {
+        let input = TestSupport.write(items.map(\.json).joined(separator: "\n") + "\n", to: directory.appendingPathComponent("items.jsonl"))
+        var options = ImportOptions(inputs: [input], databasePath: url)
+        options.table = "items"
+        options.upsert = ["libraryID", "remoteID"]
+        options.nullKey = .insert
+        options.rowsPerBatch = rowsPerBatch
+        return options
+    }
+
     /// The base then the delta into a new schema of `setUp`.
     static func load(
         _ inputs: (base: [Item], delta: [Item]), in directory: URL, name: String, setUp: String = schema, _ configure: (inout ImportOptions) -> Void
@@ -131,6 +143,19 @@ import Testing
         }
         #expect(results[0] == results[1])
         #expect(results[0] == "100 1 100|again\n", "\(results)")
+        // A CSV's integers are text that spells them as PostgreSQL prints them: deferred
+        // to the end.
+        let csv = TestSupport.write("id,name\n" + (1 ... 100).map { "\($0),csv \($0)" }.joined(separator: "\n") + "\n", to: directory.appendingPathComponent("things.csv"))
+        let url = try PostgresServer.database(schema: PostgresTargetTests.schemaName("csvkeys"), setUp: setUp)
+        var options = ImportOptions(inputs: [csv], databasePath: url)
+        options.upsert = ["id"]
+        options.rowsPerBatch = 16
+        let summary = try PostgresImporter(options: options).run()
+        #expect(summary.deferredIndexes == ["things_pkey"] && summary.indexesBuiltEarly == nil, "\(String(describing: summary.indexesBuiltEarly))")
+        #expect(try PostgresServer.query(url, "SELECT count(*), max(name) FILTER (WHERE id = 7) FROM things") == "100|csv 7\n")
+        for (text, spells) in [("0", true), ("42", true), ("-42", true), ("-0", false), ("007", false), ("+1", false), (" 1", false), ("1 ", false), ("-", false)] {
+            #expect(text.utf8.withContiguousStorageIfAvailable { PostgresRun.spellsAnInteger(UnsafeRawBufferPointer($0)) } == spells, "\(text)")
+        }
     }
 
     /// What would be lost by dropping an index keeps them all, and what makes the order
@@ -139,7 +164,7 @@ import Testing
         ("foreign key", "CREATE TABLE notes (item TEXT REFERENCES items (id));", "", "sorted by"),
         ("comment", "COMMENT ON INDEX items_identity IS 'sync';", "", "sorted by"),
         ("uuid key", "ALTER TABLE items ALTER COLUMN \"remoteID\" TYPE uuid USING NULL;", "", "input order: a key column is not"),
-        ("trigger", "CREATE FUNCTION touch() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN NEW.qty := 1; RETURN NEW; END $$; CREATE TRIGGER touch BEFORE INSERT ON items FOR EACH ROW EXECUTE FUNCTION touch();", "deferred", "input order: the table has triggers"),
+        ("trigger", "CREATE FUNCTION touch() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN NEW.qty := 1; RETURN NEW; END $$; CREATE TRIGGER touch BEFORE INSERT ON items FOR EACH ROW EXECUTE FUNCTION touch();", "", "input order: the table has triggers"),
         ("serial", "ALTER TABLE items ADD COLUMN seq serial;", "deferred", "input order: new rows take identity or sequence values"),
         ("other unique", "CREATE UNIQUE INDEX items_name_unique ON items (name);", "deferred", "input order: unique index or exclusion constraint \"items_name_unique\""),
     ])
@@ -151,12 +176,7 @@ import Testing
         if name == "uuid key" { for index in data.base.indices { data.base[index].remote = data.base[index].remote.map { String($0.dropFirst(3)) } } }
         let url = try PostgresServer.database(schema: PostgresTargetTests.schemaName(name), setUp: Self.schema + setUp)
         let before = try PostgresServer.query(url, Self.indexesQuery)
-        let input = TestSupport.write(data.base.map(\.json).joined(separator: "\n") + "\n", to: directory.appendingPathComponent("items.jsonl"))
-        var options = ImportOptions(inputs: [input], databasePath: url)
-        options.table = "items"
-        options.upsert = ["libraryID", "remoteID"]
-        options.nullKey = .insert
-        options.rowsPerBatch = 16
+        var options = Self.itemsOptions(data.base, in: directory, url: url)
         options.sortRunBytes = 4 << 10
         let summary = try PostgresImporter(options: options).run()
         #expect(summary.counts.inserted == 300)
@@ -167,8 +187,76 @@ import Testing
         if name == "comment" { #expect(try PostgresServer.query(url, "SELECT obj_description('items_identity'::regclass)") == "sync\n") }
     }
 
-    /// Another session on the table: the load does not wait for its lock, and keeps the
-    /// indexes.
+    /// A run that fails after the drop leaves the indexes as they were, as the rest of
+    /// its transaction; a dry run defers nothing (it would lock readers out for nothing).
+    @Test func aFailedOrDryRunLeavesTheIndexesAsTheyWere() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        var data = KeyOrderedWriteTests.inputs(seed: 3, count: 400, repeats: false)
+        data.delta = []
+        data.base[390].name = "poison"
+        let url = try PostgresServer.database(
+            schema: PostgresTargetTests.schemaName(#function), setUp: Self.schema + "ALTER TABLE items ADD CONSTRAINT no_poison CHECK (name <> 'poison');")
+        let before = try PostgresServer.query(url, Self.indexesQuery)
+        #expect(before.contains("items_identity") && before.contains("items_pkey PRIMARY KEY"))
+        var options = Self.itemsOptions(data.base, in: directory, url: url)
+        let importer = PostgresImporter(options: options)
+        #expect(throws: PostgresError.self) { try importer.run() }
+        #expect(importer.partialSummary?.deferredIndexes == ["items_pkey", "items_identity", "items_name"], "the indexes were dropped before the failure")
+        #expect(try PostgresServer.query(url, Self.indexesQuery) == before)
+        #expect(try PostgresServer.query(url, "SELECT count(*) FROM items") == "0\n")
+        data.base[390].name = "fine"
+        _ = TestSupport.write(data.base.map(\.json).joined(separator: "\n") + "\n", to: directory.appendingPathComponent("items.jsonl"))
+        options.dryRun = true
+        let dry = try PostgresImporter(options: options).run()
+        #expect(dry.deferredIndexes.isEmpty && dry.counts.inserted == 400)
+        #expect(try PostgresServer.query(url, "SELECT count(*) FROM items") == "0\n")
+    }
+
+    /// A role that may write the table but does not own it, and a partition, whose
+    /// indexes belong to its parent's: the indexes stay (the same objects, by their
+    /// oids), and the load is the same.
+    @Test(arguments: ["not the owner", "a partition", "its partitioned parent"])
+    func whatCannotDropItsIndexesLoadsWithThem(_ name: String) throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let role = "sqlimport_app_\(UUID().uuidString.prefix(8).lowercased())"
+        let schemaName = PostgresTargetTests.schemaName(name)
+        let partitioned = """
+            CREATE TABLE things (lib INTEGER NOT NULL, id TEXT NOT NULL, name TEXT, PRIMARY KEY (lib, id)) PARTITION BY LIST (lib);
+            CREATE TABLE things_1 PARTITION OF things FOR VALUES IN (1);
+            CREATE UNIQUE INDEX things_1_name ON things_1 (name);
+            """
+        let plain = "CREATE TABLE things (lib INTEGER NOT NULL, id TEXT NOT NULL, name TEXT, PRIMARY KEY (lib, id));"
+        var url = try PostgresServer.database(schema: schemaName, setUp: name == "not the owner" ? plain : partitioned)
+        let owner = url
+        if name == "not the owner" {
+            _ = try PostgresServer.query(url, "CREATE ROLE \(role) LOGIN; GRANT USAGE ON SCHEMA \(schemaName) TO \(role); GRANT SELECT, INSERT, UPDATE ON things TO \(role);")
+            url = url.replacingOccurrences(of: "://postgres@", with: "://\(role)@")
+            #expect(url != owner)
+        }
+        defer { if name == "not the owner" { _ = try? PostgresServer.query(owner, "DROP OWNED BY \(role); DROP ROLE \(role);") } }
+        let before = try PostgresServer.query(owner, "SELECT string_agg(i.indexrelid::text, ',' ORDER BY 1) FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid WHERE c.relnamespace = current_schema()::regnamespace")
+        let lines = (0 ..< 300).map { #"{"lib":1,"id":"\#(UUID().uuidString.lowercased())","name":"n\#($0)"}"# }
+        let input = TestSupport.write(lines.joined(separator: "\n") + "\n", to: directory.appendingPathComponent("things.jsonl"))
+        var options = ImportOptions(inputs: [input], databasePath: url)
+        options.table = name == "a partition" ? "things_1" : "things"
+        options.upsert = ["lib", "id"]
+        options.rowsPerBatch = 16
+        options.sortRunBytes = 4 << 10
+        let summary = try PostgresImporter(options: options).run()
+        #expect(summary.deferredIndexes.isEmpty, "\(summary.deferredIndexes)")
+        #expect(summary.counts.inserted == 300)
+        // The parent's key order sees its partition's own unique index.
+        #expect(summary.keyOrder?.hasPrefix(name == "not the owner" ? "sorted by" : #"input order: unique index or exclusion constraint "things_1_name""#) == true,
+            "\(String(describing: summary.keyOrder))")
+        #expect(try PostgresServer.query(owner, "SELECT string_agg(i.indexrelid::text, ',' ORDER BY 1) FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid WHERE c.relnamespace = current_schema()::regnamespace") == before)
+        #expect(try PostgresServer.query(owner, "SELECT count(*) FROM things") == "300\n")
+    }
+
+    /// Another session on the table: the load does not wait for its lock (NOWAIT; with a
+    /// minute's --busy-timeout, waiting would outlast the other session and defer), and
+    /// keeps the indexes.
     @Test func anotherSessionOnTheTableKeepsTheIndexes() throws {
         let directory = TestSupport.temporaryDirectory()
         defer { TestSupport.remove(directory) }
@@ -177,7 +265,7 @@ import Testing
         let url = try PostgresServer.database(schema: PostgresTargetTests.schemaName(#function), setUp: Self.schema)
         let reader = Process()
         reader.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        reader.arguments = ["psql", "-q", url, "-c", "BEGIN", "-c", "SELECT count(*) FROM items", "-c", "SELECT pg_sleep(20)"]
+        reader.arguments = ["psql", "-q", url, "-c", "BEGIN", "-c", "SELECT count(*) FROM items", "-c", "SELECT pg_sleep(8)"]
         reader.standardOutput = FileHandle.nullDevice
         try reader.run()
         defer { reader.terminate() }
@@ -187,11 +275,8 @@ import Testing
             if !holding { Thread.sleep(forTimeInterval: 0.1) }
         }
         #expect(holding)
-        let input = TestSupport.write(data.base.map(\.json).joined(separator: "\n") + "\n", to: directory.appendingPathComponent("items.jsonl"))
-        var options = ImportOptions(inputs: [input], databasePath: url)
-        options.table = "items"
-        options.upsert = ["libraryID", "remoteID"]
-        options.nullKey = .insert
+        var options = Self.itemsOptions(data.base, in: directory, url: url, rowsPerBatch: 4096)
+        options.busyTimeoutMilliseconds = 60_000
         let summary = try PostgresImporter(options: options).run()
         #expect(summary.deferredIndexes.isEmpty)
         #expect(summary.counts.inserted == 200)

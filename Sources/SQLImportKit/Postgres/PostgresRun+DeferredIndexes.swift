@@ -11,13 +11,12 @@
 /// - a batch goes in with COPY only while the run's key hashes say that none of its
 ///   records meets an earlier one and every key value is stored as the bytes that were
 ///   hashed (key columns of text, unbounded varchar with a deterministic collation, or
-///   integer types given integers). Any other batch builds the indexes first, and the
-///   load goes on through the upserts;
-/// - an index whose drop would lose something is kept, and the keys' indexes are then not
-///   deferred at all: one another table's foreign key depends on, a replica identity,
-///   a clustered one, one with a comment, per-column statistics targets, a tablespace of
-///   its own, or `NULLS NOT DISTINCT`. Other unique and exclusion indexes always stay,
-///   so that a record breaking one is refused with its line.
+///   integer types given integers, `keyColumnTypes`; no triggers, which could rewrite a
+///   key). Any other batch builds the indexes first, and the load goes on through the
+///   upserts;
+/// - nothing is deferred where a drop would lose something or could not be undone
+///   (`deferIndexes` lists each case), and other unique and exclusion indexes always
+///   stay, so that a record breaking one is refused with its line.
 ///
 /// Everything happens in the run's transaction: a failed run leaves the indexes as they
 /// were.
@@ -28,22 +27,43 @@ extension PostgresRun {
         var restore: [String]
     }
 
-    /// Drops the indexes a first load builds at its end, when it may.
-    func deferIndexes() throws {
+    /// Drops the indexes a first load builds at its end, when it may (`batch` is the
+    /// first one, whose key cells must already allow it).
+    func deferIndexes(before batch: RecordBatch) throws {
         guard !indexDeferralDecided else { return }
         indexDeferralDecided = true
-        guard options.postgresDefersIndexes, insertsOnly, let target, options.onError == .abort, options.commitEvery == nil, options.mirror.tombstone == nil,
-            !options.mirror.deleteMissing, try copiesIntoTable()
+        guard options.postgresDefersIndexes, !options.dryRun, insertsOnly, let target, options.onError == .abort, options.commitEvery == nil,
+            options.mirror.tombstone == nil, !options.mirror.deleteMissing, try copiesIntoTable(),
+            try deferralHolds(rows: Array(0 ..< batch.rowCount), of: batch, meetsEarlierKeys: false)
         else { return }
-        // Where DDL is not transactional, a failed run could not put the indexes back
-        // (YugabyteDB runs each DDL statement as its own transaction; CockroachDB's
-        // schema changes are not atomic with the transaction's writes).
-        let version = try connection.query("SELECT version()").first?[0] ?? nil
-        guard let version, !version.contains("-YB-"), !version.contains("Cockroach") else { return }
+        // The server and the table as a whole. DDL must be transactional, or a failed run
+        // could not put the indexes back (YugabyteDB runs each DDL statement as its own
+        // transaction; CockroachDB's schema changes are not atomic with the writes).
+        // Not with: a statement timeout (one index build is one long statement), an
+        // encoding other than UTF8 (text keys compared as the bytes sent), event triggers
+        // (they would see DDL the user never asked for), a table this role does not own
+        // (the drops need it), a partition (its indexes belong to its parent's), or
+        // triggers (one may rewrite a key, so that two inputs' different bytes meet).
+        let checks = try connection.query(
+            """
+            SELECT version(), (current_setting('server_version_num')::int >= 120000
+              AND current_setting('statement_timeout') = '0' AND current_setting('server_encoding') IN ('UTF8', 'SQL_ASCII')
+              AND NOT EXISTS (SELECT FROM pg_event_trigger WHERE evtenabled <> 'D')
+              AND pg_has_role(c.relowner, 'USAGE') AND NOT c.relispartition
+              AND NOT EXISTS (SELECT FROM pg_trigger WHERE tgrelid = c.oid AND NOT tgisinternal))::text
+            FROM pg_class c WHERE c.oid = $1::regclass
+            """,
+            [schema.qualifiedName]
+        ).first
+        guard let version = checks?[0] ?? nil, !version.contains("-YB-"), !version.contains("Cockroach"), checks?[1] == "true" else { return }
         let keyIndexes = Set([target.name] + (fallbackKey.map { [$0.name] } ?? []))
         for key in [target] + (fallbackKey.map { [$0] } ?? []) {
             guard try keyColumnTypes(of: key) != nil else { return }
         }
+        // Per index: what a drop would lose keeps it (with a key's index, nothing is
+        // deferred): an index another object depends on (a foreign key), one that is an
+        // extension's, the replica identity, the clustered one, one in a tablespace of
+        // its own, NULLS NOT DISTINCT, a comment, a security label, statistics targets.
         let indexes = try connection.query(
             """
             SELECT ci.relname, (i.indisunique OR i.indisexclusion)::text, pg_get_indexdef(i.indexrelid), con.conname, pg_get_constraintdef(con.oid),
@@ -51,7 +71,11 @@ extension PostgresRun {
                OR COALESCE((to_jsonb(i) ->> 'indnullsnotdistinct')::boolean, false)
                OR EXISTS (SELECT FROM pg_description d WHERE (d.classoid = 'pg_class'::regclass AND d.objoid = i.indexrelid)
                           OR (d.classoid = 'pg_constraint'::regclass AND d.objoid = con.oid))
-               OR EXISTS (SELECT FROM pg_attribute a WHERE a.attrelid = i.indexrelid AND a.attstattarget > 0)
+               OR EXISTS (SELECT FROM pg_seclabel l WHERE (l.classoid = 'pg_class'::regclass AND l.objoid = i.indexrelid)
+                          OR (l.classoid = 'pg_constraint'::regclass AND l.objoid = con.oid))
+               OR EXISTS (SELECT FROM pg_attribute a WHERE a.attrelid = i.indexrelid AND COALESCE(a.attstattarget, -1) >= 0)
+               OR EXISTS (SELECT FROM pg_depend dep WHERE dep.classid = 'pg_class'::regclass AND dep.objid = i.indexrelid AND dep.deptype IN ('e', 'x'))
+               OR EXISTS (SELECT FROM pg_inherits h WHERE h.inhrelid = i.indexrelid OR h.inhparent = i.indexrelid)
                OR EXISTS (SELECT FROM pg_depend dep WHERE (dep.refclassid = 'pg_class'::regclass AND dep.refobjid = i.indexrelid)
                           OR (dep.refclassid = 'pg_constraint'::regclass AND dep.refobjid = con.oid
                               AND NOT (dep.classid = 'pg_class'::regclass AND dep.objid = i.indexrelid))))::text
@@ -70,8 +94,8 @@ extension PostgresRun {
             if isKey && keeps { return }
             guard !keeps, isKey || index[1] == "false" else { continue }
             if let constraint = index[3] ?? nil, let body = index[4] ?? nil {
-                drops.append("ALTER TABLE \(schema.qualifiedName) DROP CONSTRAINT \(SQLIdentifier.quote(constraint))")
-                deferred.restore.append("ALTER TABLE \(schema.qualifiedName) ADD CONSTRAINT \(SQLIdentifier.quote(constraint)) \(body)")
+                drops.append("ALTER TABLE ONLY \(schema.qualifiedName) DROP CONSTRAINT \(SQLIdentifier.quote(constraint))")
+                deferred.restore.append("ALTER TABLE ONLY \(schema.qualifiedName) ADD CONSTRAINT \(SQLIdentifier.quote(constraint)) \(body)")
             } else {
                 drops.append("DROP INDEX \(SQLIdentifier.quote(schema.schema)).\(SQLIdentifier.quote(name))")
                 deferred.restore.append(definition)
@@ -79,24 +103,25 @@ extension PostgresRun {
             deferred.names.append(name)
         }
         guard deferred.names.count >= keyIndexes.count else { return }
-        // The lock, and the table still empty under it; or nothing deferred: another
-        // session holds a lock (55P03), or the engine has no such lock.
+        // The lock, the table still empty under it, and the drops; or, when any of them
+        // fails (another session holds a lock: 55P03; an engine without the lock; a
+        // privilege), nothing deferred and the load goes on with its indexes.
         try connection.execute("SAVEPOINT sqlimport_defer")
         do {
-            try connection.execute("LOCK TABLE \(schema.qualifiedName) IN ACCESS EXCLUSIVE MODE NOWAIT")
+            try connection.execute("LOCK TABLE ONLY \(schema.qualifiedName) IN ACCESS EXCLUSIVE MODE NOWAIT")
+            guard try connection.query("SELECT NOT EXISTS (SELECT FROM \(schema.qualifiedName))").first?[0] == "t" else {
+                try connection.execute("ROLLBACK TO SAVEPOINT sqlimport_defer")
+                try connection.execute("RELEASE SAVEPOINT sqlimport_defer")
+                insertsOnly = false
+                return
+            }
+            for statement in drops { try connection.execute(statement) }
         } catch {
             guard error.kind != .connection else { throw error }
             try connection.execute("ROLLBACK TO SAVEPOINT sqlimport_defer")
             try connection.execute("RELEASE SAVEPOINT sqlimport_defer")
             return
         }
-        guard try connection.query("SELECT NOT EXISTS (SELECT FROM \(schema.qualifiedName))").first?[0] == "t" else {
-            try connection.execute("ROLLBACK TO SAVEPOINT sqlimport_defer")
-            try connection.execute("RELEASE SAVEPOINT sqlimport_defer")
-            insertsOnly = false
-            return
-        }
-        for statement in drops { try connection.execute(statement) }
         try connection.execute("RELEASE SAVEPOINT sqlimport_defer")
         deferredIndexes = deferred
         summary.deferredIndexes = deferred.names
@@ -104,7 +129,8 @@ extension PostgresRun {
 
     /// Whether `rows` may go in while the indexes are deferred: no record meets a key
     /// the run met before (`meetsEarlierKeys`, from the batch plan), and each integer key
-    /// column holds integers (text such as " 1" is the same integer with other bytes).
+    /// column holds integers, or text that spells one as its digits do (a CSV's `42`;
+    /// not `" 1"`, `+1` or `01`, the same integer with other bytes).
     func deferralHolds(rows: [Int], of batch: RecordBatch, meetsEarlierKeys: Bool) throws -> Bool {
         guard !meetsEarlierKeys, let target else { return false }
         for key in [target] + (fallbackKey.map { [$0] } ?? []) {
@@ -114,12 +140,26 @@ extension PostgresRun {
                 for row in rows {
                     let width = batch.rowEnd(row) - batch.rowStarts[row]
                     guard field < width else { continue }
-                    let kind = batch.cell(row: row, column: field).kind
-                    guard kind == .integer || kind == .null || kind == .absent else { return false }
+                    let cell = batch.cell(row: row, column: field)
+                    switch cell.kind {
+                    case .integer, .null, .absent: continue
+                    case .text, .untypedText, .numberAsText:
+                        guard cell.length > 0, Self.spellsAnInteger(UnsafeRawBufferPointer(start: batch.bytes.base + Int(cell.payload), count: Int(cell.length)))
+                        else { return false }
+                    case .real, .json: return false
+                    }
                 }
             }
         }
         return true
+    }
+
+    /// `0` or `-?[1-9][0-9]*`: the one way PostgreSQL prints the integer it reads.
+    static func spellsAnInteger(_ text: UnsafeRawBufferPointer) -> Bool {
+        var digits = text[...]
+        if digits.first == 0x2D { digits = digits.dropFirst() }
+        guard let first = digits.first, digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return false }
+        return first != 0x30 || (digits.count == 1 && text.count == 1)
     }
 
     /// Builds the deferred indexes (at the end of the load, or before a batch that needs
@@ -134,17 +174,20 @@ extension PostgresRun {
 
     /// A key's columns and whether each is an integer, when two values PostgreSQL finds
     /// equal are always the same bytes: integer types, text, and varchar without a length
-    /// (a length trims the spaces beyond it) under a deterministic collation. nil otherwise
-    /// (uuid, citext, numeric, char(n), and others accept one value spelled several ways).
+    /// (a length trims the spaces beyond it) under a deterministic collation, each with its
+    /// type's default operator class. nil otherwise (uuid, citext, numeric, char(n), and
+    /// others accept one value spelled several ways).
     func keyColumnTypes(of key: PostgresSchema.UniqueKey) throws -> [(column: String, isInteger: Bool)]? {
         if let known = keyTypesOfIndex[key.name] { return known }
         let found = try connection.query(
             """
-            SELECT a.attname, t.typname, (COALESCE(co.collisdeterministic, true) AND a.atttypmod = -1)::text
+            SELECT a.attname, CASE WHEN op.opcdefault THEN t.typname END,
+              (COALESCE((to_jsonb(co) ->> 'collisdeterministic')::boolean, true) AND a.atttypmod = -1)::text
             FROM pg_index i JOIN pg_class ci ON ci.oid = i.indexrelid
-            CROSS JOIN LATERAL unnest(i.indkey::int2[], i.indcollation::oid[]) WITH ORDINALITY AS k(attnum, coll, ord)
+            CROSS JOIN LATERAL unnest(i.indkey::int2[], i.indcollation::oid[], i.indclass::oid[]) WITH ORDINALITY AS k(attnum, coll, class, ord)
             JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
             JOIN pg_type t ON t.oid = a.atttypid
+            JOIN pg_opclass op ON op.oid = k.class
             LEFT JOIN pg_collation co ON co.oid = k.coll
             WHERE i.indrelid = $1::regclass AND ci.relname::text = $2::text
             ORDER BY k.ord

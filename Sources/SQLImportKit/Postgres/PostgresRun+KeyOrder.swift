@@ -27,17 +27,26 @@ extension PostgresRun {
     /// Why the order of writes would show in the table, or nil.
     private func keyOrderRefusal(target: PostgresSchema.UniqueKey) throws -> String? {
         if options.alter { return "--alter types a new column from the records of the batch it first appears in" }
+        // Over the partition tree: a partition's trigger or unique index sees the order
+        // of writes as the table's own do (PostgreSQL 12 lists the tree).
+        guard try connection.query("SELECT current_setting('server_version_num')::int >= 120000").first?[0] == "t" else {
+            return "PostgreSQL before 12"
+        }
         let found = try connection.query(
             """
-            SELECT EXISTS (SELECT FROM pg_trigger WHERE tgrelid = c.oid AND NOT tgisinternal)::text,
-              EXISTS (SELECT FROM pg_rewrite WHERE ev_class = c.oid AND ev_type <> '1')::text,
-              EXISTS (SELECT FROM pg_constraint WHERE contype = 'f' AND conrelid = c.oid AND confrelid = c.oid)::text,
+            WITH tree AS (SELECT $1::regclass::oid AS relid UNION SELECT relid FROM pg_partition_tree($1::regclass)),
+              keys AS (SELECT i.indexrelid FROM pg_index i JOIN pg_class ci ON ci.oid = i.indexrelid
+                       WHERE i.indrelid = $1::regclass AND ci.relname::text IN ($2::text, COALESCE($3::text, $2::text)))
+            SELECT EXISTS (SELECT FROM pg_trigger WHERE tgrelid IN (SELECT relid FROM tree) AND NOT tgisinternal)::text,
+              EXISTS (SELECT FROM pg_rewrite WHERE ev_class IN (SELECT relid FROM tree) AND ev_type <> '1')::text,
+              EXISTS (SELECT FROM pg_constraint WHERE contype = 'f' AND conrelid IN (SELECT relid FROM tree) AND confrelid IN (SELECT relid FROM tree))::text,
               EXISTS (SELECT FROM pg_attribute a LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
-                      WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+                      WHERE a.attrelid IN (SELECT relid FROM tree) AND a.attnum > 0 AND NOT a.attisdropped
                         AND (a.attidentity <> '' OR pg_get_expr(d.adbin, d.adrelid) LIKE '%nextval(%'))::text,
               (SELECT min(ci.relname) FROM pg_index i JOIN pg_class ci ON ci.oid = i.indexrelid
-               WHERE i.indrelid = c.oid AND (i.indisunique OR i.indisexclusion) AND ci.relname::text NOT IN ($2::text, COALESCE($3::text, $2::text)))
-            FROM pg_class c WHERE c.oid = $1::regclass
+               WHERE i.indrelid IN (SELECT relid FROM tree) AND (i.indisunique OR i.indisexclusion)
+                 AND i.indexrelid NOT IN (SELECT indexrelid FROM keys)
+                 AND NOT EXISTS (SELECT FROM pg_partition_ancestors(i.indexrelid) a WHERE a.relid IN (SELECT indexrelid FROM keys)))
             """,
             [schema.qualifiedName, target.name, fallbackKey?.name])
         guard let row = found.first else { return "the table was not found" }

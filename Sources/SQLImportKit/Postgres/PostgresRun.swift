@@ -208,7 +208,7 @@ final class PostgresRun {
         // (An empty input's batch has no fields to check; `deleteMissingRows` sees to it.)
         if batch.rowCount > 0 {
             try prepareMirror()
-            try deferIndexes()
+            try deferIndexes(before: batch)
             try startKeyOrder()
         }
         // Records an interrupted run committed are passed over (--resume).
