@@ -582,6 +582,45 @@ import Testing
         #expect(try PostgresServer.query(url, query) == "a|a changed\nc|c\nd|d\nf|new\n")
     }
 
+    /// `--delete-missing` with `--commit-every`: the rows seen before a checkpoint stay
+    /// seen after its commit, the deletion waits for the last commit, and a resumed run
+    /// applies the committed records again so that their rows are not deleted. The table
+    /// ends as one uninterrupted SQLite run leaves it.
+    @Test func aCheckpointedMirrorResumedDeletesOnlyWhatTheExportLacks() throws {
+        let seed = "INSERT INTO items (id, name, \"libraryID\", \"remoteID\", \"updatedAt\") VALUES "
+            + (0 ..< 60).map { "('s-\($0)', 'old \($0)', 1, 'r-\($0)', 't')" }.joined(separator: ", ") + ";"
+        let url = try PostgresServer.database(
+            schema: Self.schemaName(#function), setUp: Self.itemsSchema + seed + "\nALTER TABLE items ADD CONSTRAINT no_poison CHECK (name <> 'poison');")
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        _ = try TestSupport.runShell("sqlite3 app.db < '\(TestSupport.fixtures.path)/items.schema.sql' && sqlite3 app.db \"\(seed.replacingOccurrences(of: "\"", with: ""))\"", in: directory)
+        // 40 of the 60 rows, every fifth record new; record 36 (index 35) is refused until the
+        // constraint goes.
+        var export: [String] = []
+        for index in 0 ..< 50 {
+            let (id, remote) = index % 5 == 4 ? ("n-\(index)", "rn-\(index)") : ("s-\(index - index / 5)", "r-\(index - index / 5)")
+            let name = index == 35 ? "poison" : "new \(index)"
+            export.append(#"{"id":"\#(id)","name":"\#(name)","libraryID":1,"remoteID":"\#(remote)","updatedAt":"t"}"#)
+        }
+        TestSupport.write(export.joined(separator: "\n") + "\n", to: directory.appendingPathComponent("library-1.jsonl"))
+        let step = ["library-1.jsonl", "--table", "items", "--upsert", "libraryID,remoteID", "--delete-missing", "--scope", "libraryID", "--max-delete", "50%"]
+        let failed = try TestSupport.run(step + ["--db", url, "--commit-every", "10"], in: directory)
+        #expect(failed.status == 65, "\(failed.stderr)")
+        #expect(try PostgresServer.query(url, "SELECT count(*), count(*) FILTER (WHERE name LIKE 'new %') FROM items") == "66|30\n", "30 records committed, nothing deleted")
+        _ = try PostgresServer.query(url, "ALTER TABLE items DROP CONSTRAINT no_poison")
+        let resumed = try TestSupport.run(step + ["--db", url, "--commit-every", "10", "--resume", "--report", "pg.json"], in: directory)
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(resumed.stderr.contains("resumed after 30 records committed by the interrupted run"), "\(resumed.stderr)")
+        let lite = try TestSupport.run(step + ["--db", "app.db", "--report", "lite.json"], in: directory)
+        #expect(lite.status == 0, "\(lite.stderr)")
+        #expect(try Self.counts(directory.appendingPathComponent("pg.json"))["deleted"] == 20)
+        #expect(try Self.counts(directory.appendingPathComponent("lite.json"))["deleted"] == 20)
+        let query = #"SELECT id, name FROM items ORDER BY id"#
+        let rows = try PostgresServer.query(url, query)
+        #expect(rows.split(separator: "\n").count == 50)
+        #expect(rows == (try TestSupport.runShell("sqlite3 app.db '\(query)'", in: directory).stdout))
+    }
+
     /// PostgreSQL lets other sessions write during the run: a row one of them commits
     /// after the run began is not the export's to judge, so `--delete-missing` keeps it.
     @Test func aRowAnotherSessionInsertsDuringAMirrorIsKept() throws {

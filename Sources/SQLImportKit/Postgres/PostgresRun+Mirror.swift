@@ -28,14 +28,14 @@ extension PostgresRun {
             throw ImportError.conflictingOptions(
                 "--delete-missing tells seen rows by their primary key on PostgreSQL, and \(SQLIdentifier.quote(schema.table)) has none; add one, or mirror it with a separate DELETE")
         }
-        if options.commitEvery != nil {
-            throw ImportError.conflictingOptions(
-                "--delete-missing with --commit-every does not apply to a PostgreSQL database yet (the rows seen before a checkpoint would need keeping across it); drop --commit-every, or import into SQLite")
-        }
+        // With --commit-every the candidates and the rows seen outlive each checkpoint's
+        // commit (they go with the session); a resumed run applies the committed records
+        // again, unchanged, so that their rows count as seen, as on SQLite.
+        let lifetime = options.commitEvery == nil ? "ON COMMIT DROP" : "ON COMMIT PRESERVE ROWS"
         let keys = SQLIdentifier.quoteList(primary.columns)
         let copied = try connection.executeCounting(
-            "CREATE TEMP TABLE sqlimport_candidates ON COMMIT DROP AS SELECT \(keys) FROM \(schema.qualifiedName)")
-        try connection.execute("CREATE TEMP TABLE sqlimport_seen ON COMMIT DROP AS SELECT \(keys) FROM \(schema.qualifiedName) WITH NO DATA")
+            "CREATE TEMP TABLE sqlimport_candidates \(lifetime) AS SELECT \(keys) FROM \(schema.qualifiedName)")
+        try connection.execute("CREATE TEMP TABLE sqlimport_seen \(lifetime) AS SELECT \(keys) FROM \(schema.qualifiedName) WITH NO DATA")
         if copied > 0 {
             try connection.execute("CREATE INDEX ON sqlimport_seen (\(keys))")
         }

@@ -212,8 +212,11 @@ final class PostgresRun {
             try startKeyOrder()
         }
         // Records an interrupted run committed are passed over (--resume).
-        let first = firstUncommittedRow(of: batch)
-        let rejects = batch.rejects.filter { record in resumeOffsetOfInput[batch.inputIndex].map { record.byteOffset >= $0 } ?? true }
+        // (With --delete-missing they are applied again, unchanged, so that their rows
+        // count as seen.)
+        let resumeOffset = options.mirror.deleteMissing ? nil : resumeOffsetOfInput[batch.inputIndex]
+        let first = resumeOffset == nil ? 0 : firstUncommittedRow(of: batch)
+        let rejects = batch.rejects.filter { record in resumeOffset.map { record.byteOffset >= $0 } ?? true }
         summary.counts.read += batch.rowCount - first + rejects.count
         for record in rejects { try reject(record) }
         summary.inputs[batch.inputIndex].bytesRead = batch.inputBytesConsumed
