@@ -163,6 +163,7 @@ import Testing
     @Test(arguments: [
         ("foreign key", "CREATE TABLE notes (item TEXT REFERENCES items (id));", "", "sorted by"),
         ("comment", "COMMENT ON INDEX items_identity IS 'sync';", "", "sorted by"),
+        ("key storage", "ALTER TABLE items DROP CONSTRAINT items_pkey; ALTER TABLE items ADD CONSTRAINT items_pkey PRIMARY KEY (id) WITH (fillfactor = 50);", "", "sorted by"),
         ("uuid key", "ALTER TABLE items ALTER COLUMN \"remoteID\" TYPE uuid USING NULL;", "", "input order: a key column is not"),
         ("trigger", "CREATE FUNCTION touch() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN NEW.qty := 1; RETURN NEW; END $$; CREATE TRIGGER touch BEFORE INSERT ON items FOR EACH ROW EXECUTE FUNCTION touch();", "", "input order: the table has triggers"),
         ("serial", "ALTER TABLE items ADD COLUMN seq serial;", "deferred", "input order: new rows take identity or sequence values"),

@@ -621,6 +621,47 @@ import Testing
         #expect(rows == (try TestSupport.runShell("sqlite3 app.db '\(query)'", in: directory).stdout))
     }
 
+    /// Keys PostgreSQL finds equal with other bytes (a uuid in both cases) in one batch:
+    /// one statement cannot apply both, so the batch is applied record by record, in
+    /// order, and the later record wins as in separate statements.
+    @Test func keysEqualWithOtherBytesInOneBatchApplyInOrder() throws {
+        let url = try PostgresServer.database(
+            schema: Self.schemaName(#function), setUp: "CREATE TABLE things (id uuid PRIMARY KEY, n numeric UNIQUE, name TEXT NOT NULL);")
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let lines = [
+            #"{"id":"0a0b0c0d-0000-4000-8000-00000000000a","n":1,"name":"first"}"#,
+            #"{"id":"0b000000-0000-4000-8000-000000000000","n":2,"name":"other"}"#,
+            #"{"id":"0A0B0C0D-0000-4000-8000-00000000000A","n":1,"name":"second"}"#,
+        ]
+        TestSupport.write(lines.joined(separator: "\n") + "\n", to: directory.appendingPathComponent("things.jsonl"))
+        // (A key's INCLUDE columns are not key columns: `--upsert n` matches the index.)
+        _ = try PostgresServer.query(url, "ALTER TABLE things DROP CONSTRAINT things_n_key; ALTER TABLE things ADD CONSTRAINT things_n_key UNIQUE (n) INCLUDE (name);")
+        for (key, rerun) in [("id", false), ("id", true), ("n", true)] {
+            let result = try TestSupport.run(["things.jsonl", "--db", url, "--upsert", key, "--report", "report.json"], in: directory)
+            #expect(result.status == 0, "\(key): \(result.stderr)")
+            let counts = try Self.counts(directory.appendingPathComponent("report.json"))
+            #expect([counts["inserted"], counts["updated"]] == (rerun ? [0, 2] : [2, 1]), "\(key), re-run \(rerun): \(counts)")
+            #expect(try PostgresServer.query(url, "SELECT id, n, name FROM things ORDER BY n") == "0a0b0c0d-0000-4000-8000-00000000000a|1|second\n0b000000-0000-4000-8000-000000000000|2|other\n")
+        }
+    }
+
+    /// A partial index's predicate column that some records lack is refused naming the
+    /// first such record and the column (the route is decided from it), not as
+    /// PostgreSQL's "column does not exist"; nothing is committed.
+    @Test func aRecordWithoutThePredicatesColumnIsRefusedByName() throws {
+        let url = try PostgresServer.database(
+            schema: Self.schemaName(#function),
+            setUp: #"CREATE TABLE notes (id TEXT PRIMARY KEY, k TEXT, "deletedAt" TEXT); CREATE UNIQUE INDEX notes_k ON notes (k) WHERE "deletedAt" IS NULL;"#)
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        TestSupport.write(#"{"id":"a","k":"x","deletedAt":null}"# + "\n" + #"{"id":"b","k":"y"}"# + "\n", to: directory.appendingPathComponent("notes.jsonl"))
+        let result = try TestSupport.run(["notes.jsonl", "--db", url, "--upsert", "k"], in: directory)
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stderr.contains(#"notes.jsonl:2 (byte "#) && result.stderr.contains(#"names "deletedAt", which the record lacks"#), "\(result.stderr)")
+        #expect(try PostgresServer.query(url, "SELECT count(*) FROM notes") == "0\n")
+    }
+
     /// PostgreSQL lets other sessions write during the run: a row one of them commits
     /// after the run began is not the export's to judge, so `--delete-missing` keeps it.
     @Test func aRowAnotherSessionInsertsDuringAMirrorIsKept() throws {

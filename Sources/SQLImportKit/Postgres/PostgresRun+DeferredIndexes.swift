@@ -63,11 +63,14 @@ extension PostgresRun {
         // Per index: what a drop would lose keeps it (with a key's index, nothing is
         // deferred): an index another object depends on (a foreign key), one that is an
         // extension's, the replica identity, the clustered one, one in a tablespace of
-        // its own, NULLS NOT DISTINCT, a comment, a security label, statistics targets.
+        // its own, NULLS NOT DISTINCT, a comment, a security label, statistics targets,
+        // and a constraint's storage parameters (`pg_get_constraintdef` leaves out its
+        // index's `WITH (...)`).
         let indexes = try connection.query(
             """
             SELECT ci.relname, (i.indisunique OR i.indisexclusion)::text, pg_get_indexdef(i.indexrelid), con.conname, pg_get_constraintdef(con.oid),
               (c.relkind <> 'r' OR i.indisclustered OR i.indisreplident OR NOT i.indisvalid OR NOT i.indisready OR ci.reltablespace <> 0
+               OR (con.oid IS NOT NULL AND ci.reloptions IS NOT NULL)
                OR COALESCE((to_jsonb(i) ->> 'indnullsnotdistinct')::boolean, false)
                OR EXISTS (SELECT FROM pg_description d WHERE (d.classoid = 'pg_class'::regclass AND d.objoid = i.indexrelid)
                           OR (d.classoid = 'pg_constraint'::regclass AND d.objoid = con.oid))

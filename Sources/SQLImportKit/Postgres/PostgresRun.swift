@@ -244,11 +244,7 @@ final class PostgresRun {
     /// record (a constraint that `INSERT ... SELECT` checks names no line by itself). A
     /// failure that is not a record's (the connection, a lock, the schema) ends the run.
     private func writeIsolatingRefusals(_ batch: RecordBatch, from first: Int, refused: (Int, PostgresError) throws -> Void) throws {
-        do {
-            try attempt("sqlimport_batch") { try write(rows: Array(first ..< batch.rowCount), of: batch) }
-        } catch let error as PostgresError where error.kind == .data {
-            // COPY's refusals already name their record.
-            if error.position != nil && options.onError != .skip { throw error }
+        func recordByRecord() throws {
             for row in first ..< batch.rowCount {
                 do {
                     try attempt("sqlimport_record") { try write(rows: [row], of: batch) }
@@ -256,11 +252,28 @@ final class PostgresRun {
                     try refused(row, refusal)
                 }
             }
+        }
+        do {
+            try attempt("sqlimport_batch") { try write(rows: Array(first ..< batch.rowCount), of: batch) }
+        } catch let error as PostgresError where error.sqlState == Self.rowAffectedTwice {
+            // Two records of the batch have keys PostgreSQL finds equal with other bytes
+            // (a uuid in both cases, citext, numeric 1 and 1.0, a nondeterministic
+            // collation), which the plan's rounds do not tell apart, and one statement
+            // cannot apply both. Applied record by record, in the batch's order, as
+            // separate statements would.
+            try recordByRecord()
+        } catch let error as PostgresError where error.kind == .data {
+            // COPY's refusals already name their record.
+            if error.position != nil && options.onError != .skip { throw error }
+            try recordByRecord()
             // Refused as a batch, applied record by record (a constraint two records of the
             // batch break together): reported as it came.
             if options.onError != .skip { throw error }
         }
     }
+
+    /// "ON CONFLICT DO UPDATE command cannot affect row a second time".
+    static let rowAffectedTwice = "21000"
 
     /// Runs `body` inside savepoint `name`; when PostgreSQL refuses a record, rolls back to
     /// it, restores the counts, the keys met and the staging tables to what they were, and
@@ -276,7 +289,7 @@ final class PostgresRun {
             try body()
         } catch {
             pendingRejects.removeAll()
-            guard let refusal = error as? PostgresError, refusal.kind == .data else { throw error }
+            guard let refusal = error as? PostgresError, refusal.kind == .data || refusal.sqlState == Self.rowAffectedTwice else { throw error }
             try connection.execute("ROLLBACK TO SAVEPOINT \(name)")
             try connection.execute("RELEASE SAVEPOINT \(name)")
             summary.counts = counts
@@ -327,13 +340,17 @@ final class PostgresRun {
         let predicateFields = target?.predicate.map { predicate in
             columnOfField.indices.filter { columnOfField[$0].map { Self.names(predicate, $0) } ?? false }
         } ?? []
-        if let predicate = target?.predicate,
-            let missing = schema.columns.first(where: { column in Self.names(predicate, column.name) && !columnOfField.contains { $0 == column.name } })
-        {
+        // Every record must carry the columns a partial index's predicate names: the
+        // route is decided from them in the staging table.
+        let predicateColumns = target?.predicate.map { predicate in schema.columns.map(\.name).filter { Self.names(predicate, $0) } } ?? []
+        func refuseMissingPredicateColumn(_ present: [String?], row: Int?) throws {
+            guard let predicate = target?.predicate, let missing = predicateColumns.first(where: { !present.contains($0) }) else { return }
             throw PostgresError(
                 kind: .usage,
-                message: "the partial index's predicate (WHERE \(predicate)) names \(SQLIdentifier.quote(missing.name)), which the input lacks; on PostgreSQL every record must carry it so far (null where the row is live); add the field, or import into SQLite")
+                message: "the partial index's predicate (WHERE \(predicate)) names \(SQLIdentifier.quote(missing)), which the \(row == nil ? "input" : "record") lacks; on PostgreSQL every record must carry it so far (null where the row is live); add the field, or import into SQLite",
+                position: row.map { batch.position(row: $0, inputName: inputNames[batch.inputIndex]) })
         }
+        try refuseMissingPredicateColumn(columnOfField, row: nil)
         let keyFields = Set((targetFields ?? []) + (primaryFields ?? []))
         let identityFields = keyFields.union(predicateFields).sorted()
         var shapeIDs: [[Int]: Int] = [:]
@@ -447,6 +464,7 @@ final class PostgresRun {
             if shapes[group.shape].last == -1 {
                 try writeTombstones(rows: group.rows, of: batch)
             } else {
+                try refuseMissingPredicateColumn(shapes[group.shape].map { columnOfField[$0] }, row: group.rows[0])
                 try write(rows: group.rows, fields: shapes[group.shape], rounds: rounds, of: batch)
             }
         }

@@ -53,7 +53,7 @@ package struct PostgresSchema: Sendable {
             """
             SELECT ci.relname, i.indisprimary::text, pg_get_expr(i.indpred, i.indrelid),
                    (SELECT string_agg(a.attname, E'\\x1f' ORDER BY k.ord) FROM unnest(i.indkey) WITH ORDINALITY AS k(attnum, ord)
-                    JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum)
+                    JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum WHERE k.ord <= i.indnkeyatts)
             FROM pg_index i JOIN pg_class ci ON ci.oid = i.indexrelid
             WHERE i.indrelid = $1::oid AND i.indisunique AND i.indisvalid AND i.indexprs IS NULL
             ORDER BY NOT i.indisprimary, ci.relname
