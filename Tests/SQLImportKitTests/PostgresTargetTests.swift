@@ -662,6 +662,26 @@ import Testing
         #expect(try PostgresServer.query(url, "SELECT count(*) FROM notes") == "0\n")
     }
 
+    /// A row-typed column in a partial index's predicate: `(,)` IS NULL to PostgreSQL (all
+    /// its fields are), though the cell is not null, so a first load leaves the routing
+    /// to the server instead of deciding it from the cells, and counts what it counts.
+    @Test func aRowTypedPredicateColumnIsDecidedByTheServer() throws {
+        let url = try PostgresServer.database(
+            schema: Self.schemaName(#function),
+            setUp: "CREATE TYPE pair AS (a int, b int); CREATE TABLE things (id TEXT PRIMARY KEY, k TEXT, loc pair); CREATE UNIQUE INDEX things_k ON things (k) WHERE loc IS NULL;")
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let lines = [#"{"id":"1","k":"x","loc":"(,)"}"#, #"{"id":"2","k":"y","loc":"(1,2)"}"#, #"{"id":"3","k":"z","loc":null}"#]
+        TestSupport.write(lines.joined(separator: "\n") + "\n", to: directory.appendingPathComponent("things.jsonl"))
+        for run in 0 ..< 2 {
+            let result = try TestSupport.run(["things.jsonl", "--db", url, "--upsert", "k", "--report", "report.json"], in: directory)
+            #expect(result.status == 0, "\(result.stderr)")
+            let counts = try Self.counts(directory.appendingPathComponent("report.json"))
+            #expect([counts["inserted"], counts["unchanged"], counts["outsidePartialIndex"]] == (run == 0 ? [3, 0, 1] : [0, 3, 1]), "run \(run): \(counts)")
+        }
+        #expect(try PostgresServer.query(url, "SELECT id, k, loc IS NULL FROM things ORDER BY id") == "1|x|t\n2|y|f\n3|z|t\n")
+    }
+
     /// PostgreSQL lets other sessions write during the run: a row one of them commits
     /// after the run began is not the export's to judge, so `--delete-missing` keeps it.
     @Test func aRowAnotherSessionInsertsDuringAMirrorIsKept() throws {
