@@ -646,20 +646,39 @@ import Testing
         }
     }
 
-    /// A partial index's predicate column that some records lack is refused naming the
-    /// first such record and the column (the route is decided from it), not as
-    /// PostgreSQL's "column does not exist"; nothing is committed.
-    @Test func aRecordWithoutThePredicatesColumnIsRefusedByName() throws {
-        let url = try PostgresServer.database(
-            schema: Self.schemaName(#function),
-            setUp: #"CREATE TABLE notes (id TEXT PRIMARY KEY, k TEXT, "deletedAt" TEXT); CREATE UNIQUE INDEX notes_k ON notes (k) WHERE "deletedAt" IS NULL;"#)
+    /// Records that lack a column the partial index's predicate names are routed with
+    /// the column's default, as the row they would insert has it and as SQLite routes
+    /// them; an update leaves the column as it was. The same rows and counts as SQLite.
+    @Test(arguments: [
+        (#""deletedAt" TEXT"#, #""deletedAt" IS NULL"#, "'2020'"),
+        (#""deletedAt" TEXT DEFAULT 'live'"#, #""deletedAt" = 'live'"#, "'gone'"),
+    ])
+    func recordsWithoutThePredicatesColumnAreRoutedByItsDefault(_ column: String, _ predicate: String, _ deleted: String) throws {
+        let setUp = "CREATE TABLE notes (id TEXT PRIMARY KEY, k TEXT, body TEXT, \(column)); CREATE UNIQUE INDEX notes_k ON notes (k) WHERE \(predicate);"
+            + #" INSERT INTO notes (id, k, body) VALUES ('a', 'x', 'one'); INSERT INTO notes VALUES ('d', 'y', 'gone', \#(deleted));"#
+        let url = try PostgresServer.database(schema: Self.schemaName("predicatedefault"), setUp: setUp)
         let directory = TestSupport.temporaryDirectory()
         defer { TestSupport.remove(directory) }
-        TestSupport.write(#"{"id":"a","k":"x","deletedAt":null}"# + "\n" + #"{"id":"b","k":"y"}"# + "\n", to: directory.appendingPathComponent("notes.jsonl"))
-        let result = try TestSupport.run(["notes.jsonl", "--db", url, "--upsert", "k"], in: directory)
-        #expect(result.status == 64, "\(result.stderr)")
-        #expect(result.stderr.contains(#"notes.jsonl:2 (byte "#) && result.stderr.contains(#"names "deletedAt", which the record lacks"#), "\(result.stderr)")
-        #expect(try PostgresServer.query(url, "SELECT count(*) FROM notes") == "0\n")
+        _ = try TestSupport.runShell("sqlite3 app.db \"\(setUp.replacingOccurrences(of: "\"", with: ""))\"", in: directory)
+        let lines = [
+            #"{"id":"a","k":"x","body":"one, again"}"#,
+            #"{"id":"e","k":"y","body":"new y"}"#,
+            #"{"id":"g","k":"w","body":"deleted","deletedAt":\#(deleted.replacingOccurrences(of: "'", with: "\""))}"#,
+            #"{"id":"f","k":"z","body":"new z"}"#,
+        ]
+        TestSupport.write(lines.joined(separator: "\n") + "\n", to: directory.appendingPathComponent("notes.jsonl"))
+        var counts: [[Int?]] = []
+        for (name, db) in [("pg", url), ("lite", "app.db")] {
+            let result = try TestSupport.run(["notes.jsonl", "--db", db, "--upsert", "k", "--report", "\(name).json"], in: directory)
+            #expect(result.status == 0, "\(name): \(result.stderr)")
+            let report = try Self.counts(directory.appendingPathComponent("\(name).json"))
+            counts.append(Self.comparedCounts.map { report[$0] })
+        }
+        #expect(counts[0] == counts[1], "\(counts)")
+        let query = #"SELECT id, k, body, coalesce("deletedAt", '<null>') FROM notes ORDER BY id"#
+        let rows = try PostgresServer.query(url, query)
+        #expect(rows == (try TestSupport.runShell("sqlite3 app.db <<'SQL'\n\(query)\nSQL", in: directory).stdout), "\(rows)")
+        #expect(rows.contains("a|x|one, again|") && rows.contains("e|y|new y|") && rows.contains("g|w|deleted|"), "\(rows)")
     }
 
     /// A row-typed column in a partial index's predicate: `(,)` IS NULL to PostgreSQL (all

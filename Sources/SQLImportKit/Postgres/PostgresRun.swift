@@ -340,17 +340,7 @@ final class PostgresRun {
         let predicateFields = target?.predicate.map { predicate in
             columnOfField.indices.filter { columnOfField[$0].map { Self.names(predicate, $0) } ?? false }
         } ?? []
-        // Every record must carry the columns a partial index's predicate names: the
-        // route is decided from them in the staging table.
-        let predicateColumns = target?.predicate.map { predicate in schema.columns.map(\.name).filter { Self.names(predicate, $0) } } ?? []
-        func refuseMissingPredicateColumn(_ present: [String?], row: Int?) throws {
-            guard let predicate = target?.predicate, let missing = predicateColumns.first(where: { !present.contains($0) }) else { return }
-            throw PostgresError(
-                kind: .usage,
-                message: "the partial index's predicate (WHERE \(predicate)) names \(SQLIdentifier.quote(missing)), which the \(row == nil ? "input" : "record") lacks; on PostgreSQL every record must carry it so far (null where the row is live); add the field, or import into SQLite",
-                position: row.map { batch.position(row: $0, inputName: inputNames[batch.inputIndex]) })
-        }
-        try refuseMissingPredicateColumn(columnOfField, row: nil)
+
         let keyFields = Set((targetFields ?? []) + (primaryFields ?? []))
         let identityFields = keyFields.union(predicateFields).sorted()
         var shapeIDs: [[Int]: Int] = [:]
@@ -464,7 +454,6 @@ final class PostgresRun {
             if shapes[group.shape].last == -1 {
                 try writeTombstones(rows: group.rows, of: batch)
             } else {
-                try refuseMissingPredicateColumn(shapes[group.shape].map { columnOfField[$0] }, row: group.rows[0])
                 try write(rows: group.rows, fields: shapes[group.shape], rounds: rounds, of: batch)
             }
         }
@@ -600,10 +589,29 @@ final class PostgresRun {
     }
 
     /// A temporary table with a sequence number and the target's types for `columns`.
+    /// A column a partial index's predicate names that the shape lacks is there too, with
+    /// the table's default for it and never written: the route is decided from the
+    /// predicate in the staging table, where a record without the column has its default,
+    /// as the row it would insert has and as SQLite decides it.
     private func stagingTable(for columns: [String]) throws -> String {
         if let name = stagingOfShape[columns] { return name }
         let name = "sqlimport_staging_\(stagingOfShape.count + 1)"
-        let definitions = columns.map { column in "\(SQLIdentifier.quote(column)) \(schema.column(named: column)!.type)" }
+        var definitions = columns.map { column in "\(SQLIdentifier.quote(column)) \(schema.column(named: column)!.type)" }
+        if let predicate = target?.predicate {
+            for column in schema.columns where Self.names(predicate, column.name) && !columns.contains(column.name) {
+                let found = try connection.query(
+                    "SELECT pg_get_expr(d.adbin, d.adrelid) FROM pg_attribute a JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum WHERE a.attrelid = $1::regclass AND a.attname = $2",
+                    [schema.qualifiedName, column.name])
+                let value = (found.first?[0] ?? nil) ?? "NULL"
+                // A default that takes a sequence's next value would take one per record.
+                guard !value.contains("nextval(") else {
+                    throw PostgresError(
+                        kind: .usage,
+                        message: "the partial index's predicate (WHERE \(predicate)) names \(SQLIdentifier.quote(column.name)), which some records lack, and its default takes a sequence's value; add the field to every record")
+                }
+                definitions.append("\(SQLIdentifier.quote(column.name)) \(column.type) DEFAULT \(value)")
+            }
+        }
         try connection.execute(
             "CREATE TEMP TABLE \(name) (sqlimport_seq bigint NOT NULL, sqlimport_route smallint NOT NULL DEFAULT 1, sqlimport_round integer NOT NULL DEFAULT 1, \(definitions.joined(separator: ", "))) ON COMMIT DROP")
         stagingOfShape[columns] = name
