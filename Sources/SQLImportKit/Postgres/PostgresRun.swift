@@ -340,7 +340,6 @@ final class PostgresRun {
         let predicateFields = target?.predicate.map { predicate in
             columnOfField.indices.filter { columnOfField[$0].map { Self.names(predicate, $0) } ?? false }
         } ?? []
-
         let keyFields = Set((targetFields ?? []) + (primaryFields ?? []))
         let identityFields = keyFields.union(predicateFields).sorted()
         var shapeIDs: [[Int]: Int] = [:]
