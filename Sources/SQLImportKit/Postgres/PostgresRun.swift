@@ -49,8 +49,6 @@ final class PostgresRun {
     var indexDeferralDecided = false
     /// Per index, its key columns' types when they compare as their bytes (`keyColumnTypes`).
     var keyTypesOfIndex: [String: [(column: String, isInteger: Bool)]?] = [:]
-    /// The batch being written has a record that meets a key the run met before.
-    var meetsEarlierKeys = false
 
     /// `--infer-rows`: the first records' types, read by a first pass.
     var sampled: ColumnSample?
@@ -427,7 +425,6 @@ final class PostgresRun {
                 }
                 : nil)
         summary.counts.duplicateKeys += plan.repeats
-        meetsEarlierKeys = plan.repeats > 0
         addedKeys += plan.added
         var rounds = [Int32](repeating: 0, count: batch.rowCount)
         for (index, row) in selected.enumerated() { rounds[row] = plan.rounds[index] }
@@ -453,7 +450,7 @@ final class PostgresRun {
             if shapes[group.shape].last == -1 {
                 try writeTombstones(rows: group.rows, of: batch)
             } else {
-                try write(rows: group.rows, fields: shapes[group.shape], rounds: rounds, of: batch)
+                try write(rows: group.rows, fields: shapes[group.shape], rounds: rounds, meetsEarlierKeys: plan.repeats > 0, of: batch)
             }
         }
     }
@@ -517,17 +514,19 @@ final class PostgresRun {
         }
     }
 
-    private func write(rows: [Int], fields: [Int], rounds: [Int32], of batch: RecordBatch) throws {
+    /// `meetsEarlierKeys`: the batch has a record that meets a key the run met before.
+    private func write(rows: [Int], fields: [Int], rounds: [Int32], meetsEarlierKeys: Bool, of batch: RecordBatch) throws {
         let columns = fields.map { columnOfField[$0]! }
+        func from() -> String { "the batch from \(batch.position(row: rows[0], inputName: inputNames[batch.inputIndex]))" }
         if insertsOnly {
             if deferredIndexes != nil, try !deferralHolds(rows: rows, of: batch, meetsEarlierKeys: meetsEarlierKeys) {
                 try buildDeferredIndexes(
-                    reason: "the batch from \(position(ofSequence: 0, first: 0, rows: rows, batch: batch)) holds a record whose key may repeat an earlier one's, or an integer key given as text")
+                    reason: "\(from()) holds a record whose key may repeat an earlier one's, or an integer key given as text")
             }
             if try copyIntoTable(rows: rows, fields: fields, rounds: rounds, of: batch) { return }
         }
         if deferredIndexes != nil {
-            try buildDeferredIndexes(reason: "the batch from \(position(ofSequence: 0, first: 0, rows: rows, batch: batch)) needs the upsert statements")
+            try buildDeferredIndexes(reason: "\(from()) needs the upsert statements")
         }
         let staging = try stagingTable(for: columns)
         var first: Int64 = 0
