@@ -53,10 +53,13 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
+        // C, for tests: a VFS whose writes fail on demand (JournalBufferTests).
+        .target(name: "CFaultVFS", path: "Tests/CFaultVFS"),
         .testTarget(
             name: "SQLImportKitTests",
             dependencies: [
-                "SQLImportKit", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                "SQLImportKit", "CFaultVFS", "CSQLiteConfig", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]),
     ],
     swiftLanguageModes: [.v6]

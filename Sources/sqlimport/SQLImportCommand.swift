@@ -55,6 +55,11 @@ struct SQLImportCommand: ParsableCommand {
         signal(SIGXFSZ, SIG_IGN)
         // Before any connection opens (the library leaves it to its host).
         SQLiteProcessSettings.applyForBulkImports()
+        // The rollback journal in large writes instead of three per page; the variable
+        // turns it off to compare (bench/README.md, "Journal writes").
+        if ProcessInfo.processInfo.environment["SQLIMPORT_PLAIN_JOURNAL_WRITES"] == nil {
+            SQLiteProcessSettings.bufferJournalWrites()
+        }
         let arguments = Array(CommandLine.arguments.dropFirst())
         if arguments.isEmpty {
             // No arguments: the overview and its examples, not an import error.

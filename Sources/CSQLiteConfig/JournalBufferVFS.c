@@ -1,0 +1,430 @@
+/*
+ * A VFS that writes a rollback journal in large writes instead of three per page.
+ *
+ * Why by hand: SQLite journals a page as three writes (its 4-byte number, the page, a
+ * 4-byte checksum), and on Linux each pwrite costs a system call and a walk of the page
+ * cache whatever its size. A delta that changes most of a 350 MB database journals about
+ * 100,000 pages: 300,000 calls, a sixth of its time (bench/README.md, "Journal writes").
+ * SQLite has no setting for this, no library does it, and it is one small layer.
+ *
+ * What it does: it wraps SQLite's "unix" VFS. Each open main rollback journal has a
+ * buffer of 124 KiB; a write that continues the journal's buffered bytes is appended to
+ * them instead of being written. The buffer is written out before anything that could
+ * depend on those bytes or let anyone see the file without them: before any other call
+ * on the journal (but a continuing write), and before a write, sync, truncate or unlock
+ * of its database (the open main database file whose journal it is). Nothing else
+ * touches it: another connection's or file's call never writes it out or sees its errors.
+ *
+ * Why SQLite's guarantees hold when nothing fails: the file system receives the same
+ * writes, syncs, truncates and deletes in the same order, with consecutive writes to the
+ * journal joined. The journal is complete before any page of its database is overwritten
+ * and before any sync. A crash can leave only what the unjoined sequence could leave at
+ * some point: a prefix of it, the last write possibly torn, which the journal's format
+ * survives (its records carry checksums).
+ *
+ * When writing the buffer fails (a full disk, an I/O error, a short write), SQLite has
+ * already been told that those bytes were written, so the journal it believes in is not
+ * the file's. Three rules make SQLite recover from the file instead:
+ * - the bytes are dropped, never kept: a later call must not fail again on them (the
+ *   layer this replaces kept them, and then the rollback's own reads and writes failed,
+ *   which left a half-written database);
+ * - the journal is poisoned: every later call on it fails (but its close), so every path
+ *   that needs the journal (rolling back a statement or the transaction, syncing it to
+ *   commit, writing to it) fails, and SQLite's pager goes into its error state, which
+ *   discards its cache, closes the journal (pager.c, pager_unlock), and rolls it back
+ *   from the file, through a new handle, as a hot journal, before anything else;
+ * - while a poisoned journal is open, its database is not written, synced or truncated,
+ *   and the journal is not deleted, so that no page whose original was in the dropped
+ *   bytes can reach the database file (with `synchronous = OFF`, SQLite writes pages
+ *   without syncing the journal first), and the transaction cannot commit.
+ * What the file holds is then a journal of every page written to the database: all those
+ * writes came after a successful write of the buffer, which held everything journaled
+ * before them.
+ *
+ * Limits: a connection in `locking_mode = EXCLUSIVE` keeps its journal open, so after
+ * such a fault every statement fails until the connection is closed (the database is
+ * safe; sqlimport closes its connection after any fault). With `journal_mode = PERSIST`
+ * or `TRUNCATE`, a failed write of the zeroed header at the unlock that ends a rollback
+ * leaves the journal looking hot; rolling it back again restores the same pages.
+ * Database files, WAL files, statement, temporary and super-journals are never buffered.
+ * FaultInjectionTests fails each call, the buffer's writes among them, with ENOSPC, EIO
+ * and short writes, and JournalBufferTests checks the rules one by one.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sqlite3.h>
+#include "CSQLiteConfig.h"
+
+/* The "unix" VFS writes at most 128 KiB - 1 bytes per call (seekAndWrite masks the
+ * length to 17 bits), so a joined write stays below that: 31 pages of 4 KiB. */
+enum { kBufferCapacity = 124 << 10 };
+
+typedef struct BufferFile BufferFile;
+struct BufferFile {
+    sqlite3_file base;
+    sqlite3_file *real; /* the wrapped file, stored right after this struct */
+    const char *name;   /* SQLite keeps it valid until the close */
+    int isMainDatabase;
+    /* A main journal's: its database's name (sqlite3_filename_database), its buffer
+     * (NULL when it is not buffered), and its place in the list of open journals. */
+    const char *databaseName;
+    unsigned char *buffer;
+    int bufferLength;
+    sqlite3_int64 bufferOffset;
+    /* The error that dropped the buffered bytes: every later call but the close fails
+     * with it. */
+    int poison;
+    BufferFile *nextJournal;
+    sqlite3_int64 bufferedWrites; /* writes that went into the buffer */
+    sqlite3_int64 flushes;        /* writes of the buffer to the file */
+};
+
+/* Guards every journal's buffer and poison, and the list of open journals. It is held
+ * while a buffer is written out, never while a database, WAL or temporary file is. */
+static pthread_mutex_t journalsLock = PTHREAD_MUTEX_INITIALIZER;
+static BufferFile *journals;
+
+/* An error that SQLite's pager treats as fatal to the transaction (its error state). */
+static int fatal(int rc) {
+    int primary = rc & 0xff;
+    return primary == SQLITE_FULL || primary == SQLITE_IOERR ? rc : SQLITE_IOERR_WRITE;
+}
+
+/* Writes `journal`'s buffer out. Call with journalsLock held. On failure the bytes are
+ * dropped and the journal is poisoned. */
+static int flushLocked(BufferFile *journal) {
+    if (journal->bufferLength == 0) return SQLITE_OK;
+    int length = journal->bufferLength;
+    journal->bufferLength = 0;
+    journal->flushes += 1;
+    int rc = journal->real->pMethods->xWrite(journal->real, journal->buffer, length, journal->bufferOffset);
+    if (rc != SQLITE_OK) {
+        rc = fatal(rc);
+        journal->poison = rc;
+    }
+    return rc;
+}
+
+/* The open journal of database `file`, or NULL. Call with journalsLock held. */
+static BufferFile *journalOfLocked(BufferFile *file) {
+    if (!file->isMainDatabase || file->name == NULL) return NULL;
+    for (BufferFile *journal = journals; journal != NULL; journal = journal->nextJournal) {
+        if (journal->databaseName != NULL && strcmp(journal->databaseName, file->name) == 0) return journal;
+    }
+    return NULL;
+}
+
+/* Before a write, sync or truncate of `file`: a journal's own poison and buffer; a
+ * database's journal's buffer, and its poison. */
+static int beforeChange(BufferFile *file) {
+    if (file->buffer == NULL && !file->isMainDatabase) return SQLITE_OK;
+    pthread_mutex_lock(&journalsLock);
+    int rc = SQLITE_OK;
+    if (file->buffer != NULL) {
+        rc = file->poison != SQLITE_OK ? file->poison : flushLocked(file);
+    } else {
+        /* Several connections may have the database open; only the one that holds its
+         * write lock has a journal with bytes in it, and only it changes the file. */
+        for (BufferFile *journal = journals; journal != NULL && rc == SQLITE_OK; journal = journal->nextJournal) {
+            if (journal->databaseName == NULL || file->name == NULL || strcmp(journal->databaseName, file->name) != 0) continue;
+            rc = journal->poison != SQLITE_OK ? SQLITE_IOERR_WRITE : flushLocked(journal);
+        }
+    }
+    pthread_mutex_unlock(&journalsLock);
+    return rc;
+}
+
+/* Before any other call of a journal: its poison, and its buffer. */
+static int beforeJournalCall(BufferFile *file) {
+    if (file->buffer == NULL) return SQLITE_OK;
+    pthread_mutex_lock(&journalsLock);
+    int rc = file->poison != SQLITE_OK ? file->poison : flushLocked(file);
+    pthread_mutex_unlock(&journalsLock);
+    return rc;
+}
+
+static int bufferWrite(sqlite3_file *base, const void *data, int amount, sqlite3_int64 offset) {
+    BufferFile *file = (BufferFile *)base;
+    if (file->buffer != NULL && amount <= kBufferCapacity) {
+        pthread_mutex_lock(&journalsLock);
+        int rc = file->poison;
+        if (rc == SQLITE_OK) {
+            /* Bytes that do not continue the buffer, or do not fit, send it out first. */
+            int continues = file->bufferLength > 0 && offset == file->bufferOffset + file->bufferLength
+                && file->bufferLength + amount <= kBufferCapacity;
+            if (!continues) rc = flushLocked(file);
+        }
+        if (rc == SQLITE_OK) {
+            if (file->bufferLength == 0) file->bufferOffset = offset;
+            memcpy(file->buffer + file->bufferLength, data, (size_t)amount);
+            file->bufferLength += amount;
+            file->bufferedWrites += 1;
+        }
+        pthread_mutex_unlock(&journalsLock);
+        return rc;
+    }
+    int rc = beforeChange(file);
+    return rc != SQLITE_OK ? rc : file->real->pMethods->xWrite(file->real, data, amount, offset);
+}
+
+static int bufferRead(sqlite3_file *base, void *data, int amount, sqlite3_int64 offset) {
+    BufferFile *file = (BufferFile *)base;
+    int rc = beforeJournalCall(file);
+    return rc != SQLITE_OK ? rc : file->real->pMethods->xRead(file->real, data, amount, offset);
+}
+
+static int bufferClose(sqlite3_file *base) {
+    BufferFile *file = (BufferFile *)base;
+    int rc = SQLITE_OK;
+    if (file->buffer != NULL) {
+        pthread_mutex_lock(&journalsLock);
+        if (file->poison == SQLITE_OK) rc = flushLocked(file);
+        /* A poisoned handle goes away: SQLite reopens the journal to roll it back. */
+        for (BufferFile **link = &journals; *link != NULL; link = &(*link)->nextJournal) {
+            if (*link == file) {
+                *link = file->nextJournal;
+                break;
+            }
+        }
+        pthread_mutex_unlock(&journalsLock);
+        free(file->buffer);
+        file->buffer = NULL;
+    }
+    int closed = file->real->pMethods->xClose(file->real);
+    return rc != SQLITE_OK ? rc : closed;
+}
+
+static int bufferTruncate(sqlite3_file *base, sqlite3_int64 size) {
+    BufferFile *file = (BufferFile *)base;
+    int rc = beforeChange(file);
+    return rc != SQLITE_OK ? rc : file->real->pMethods->xTruncate(file->real, size);
+}
+
+static int bufferSync(sqlite3_file *base, int flags) {
+    BufferFile *file = (BufferFile *)base;
+    int rc = beforeChange(file);
+    return rc != SQLITE_OK ? rc : file->real->pMethods->xSync(file->real, flags);
+}
+
+static int bufferFileSize(sqlite3_file *base, sqlite3_int64 *size) {
+    BufferFile *file = (BufferFile *)base;
+    int rc = beforeJournalCall(file);
+    return rc != SQLITE_OK ? rc : file->real->pMethods->xFileSize(file->real, size);
+}
+
+static int bufferLock_(sqlite3_file *base, int level) {
+    BufferFile *file = (BufferFile *)base;
+    int rc = beforeJournalCall(file);
+    return rc != SQLITE_OK ? rc : file->real->pMethods->xLock(file->real, level);
+}
+
+static int bufferUnlock(sqlite3_file *base, int level) {
+    BufferFile *file = (BufferFile *)base;
+    if (file->isMainDatabase) {
+        /* Others may look at the journal once the database is unlocked. A failed write
+         * poisons the journal and is reported there; the lock is released whatever
+         * happens, as SQLite asks. */
+        pthread_mutex_lock(&journalsLock);
+        BufferFile *journal = journalOfLocked(file);
+        if (journal != NULL && journal->poison == SQLITE_OK) (void)flushLocked(journal);
+        pthread_mutex_unlock(&journalsLock);
+    }
+    return file->real->pMethods->xUnlock(file->real, level);
+}
+
+static int bufferCheckReservedLock(sqlite3_file *base, int *result) {
+    BufferFile *file = (BufferFile *)base;
+    return file->real->pMethods->xCheckReservedLock(file->real, result);
+}
+
+static int bufferFileControl(sqlite3_file *base, int op, void *argument) {
+    BufferFile *file = (BufferFile *)base;
+    int rc = beforeJournalCall(file);
+    return rc != SQLITE_OK ? rc : file->real->pMethods->xFileControl(file->real, op, argument);
+}
+
+static int bufferSectorSize(sqlite3_file *base) {
+    BufferFile *file = (BufferFile *)base;
+    return file->real->pMethods->xSectorSize(file->real);
+}
+
+static int bufferDeviceCharacteristics(sqlite3_file *base) {
+    BufferFile *file = (BufferFile *)base;
+    return file->real->pMethods->xDeviceCharacteristics(file->real);
+}
+
+/* Shared memory belongs to WAL mode, where no rollback journal is open. */
+static int bufferShmMap(sqlite3_file *base, int region, int size, int extend, void volatile **memory) {
+    BufferFile *file = (BufferFile *)base;
+    return file->real->pMethods->xShmMap(file->real, region, size, extend, memory);
+}
+
+static int bufferShmLock(sqlite3_file *base, int offset, int count, int flags) {
+    BufferFile *file = (BufferFile *)base;
+    return file->real->pMethods->xShmLock(file->real, offset, count, flags);
+}
+
+static void bufferShmBarrier(sqlite3_file *base) {
+    BufferFile *file = (BufferFile *)base;
+    file->real->pMethods->xShmBarrier(file->real);
+}
+
+static int bufferShmUnmap(sqlite3_file *base, int deleteFlag) {
+    BufferFile *file = (BufferFile *)base;
+    return file->real->pMethods->xShmUnmap(file->real, deleteFlag);
+}
+
+static int bufferFetch(sqlite3_file *base, sqlite3_int64 offset, int amount, void **pointer) {
+    BufferFile *file = (BufferFile *)base;
+    int rc = beforeJournalCall(file);
+    return rc != SQLITE_OK ? rc : file->real->pMethods->xFetch(file->real, offset, amount, pointer);
+}
+
+static int bufferUnfetch(sqlite3_file *base, sqlite3_int64 offset, void *pointer) {
+    BufferFile *file = (BufferFile *)base;
+    return file->real->pMethods->xUnfetch(file->real, offset, pointer);
+}
+
+/* One method table per version the wrapped file may report, so that SQLite sees the
+ * same capabilities (WAL needs version 2, memory mapping version 3). */
+#define BUFFER_METHODS(version)                                                                 \
+    {                                                                                           \
+        version, bufferClose, bufferRead, bufferWrite, bufferTruncate, bufferSync,              \
+        bufferFileSize, bufferLock_, bufferUnlock, bufferCheckReservedLock, bufferFileControl,  \
+        bufferSectorSize, bufferDeviceCharacteristics, bufferShmMap, bufferShmLock,             \
+        bufferShmBarrier, bufferShmUnmap, bufferFetch, bufferUnfetch                            \
+    }
+static const sqlite3_io_methods methodsByVersion[4] = {BUFFER_METHODS(1), BUFFER_METHODS(1), BUFFER_METHODS(2), BUFFER_METHODS(3)};
+
+/* The VFS this one wraps: its pAppData. */
+#define UNDER(vfs) ((sqlite3_vfs *)(vfs)->pAppData)
+
+static int bufferOpen(sqlite3_vfs *vfs, const char *name, sqlite3_file *base, int flags, int *outFlags) {
+    BufferFile *file = (BufferFile *)base;
+    memset(file, 0, sizeof *file);
+    file->real = (sqlite3_file *)(file + 1);
+    file->name = name;
+    file->isMainDatabase = (flags & SQLITE_OPEN_MAIN_DB) != 0;
+    int rc = UNDER(vfs)->xOpen(UNDER(vfs), name, file->real, flags, outFlags);
+    if (file->real->pMethods != NULL) {
+        int version = file->real->pMethods->iVersion;
+        base->pMethods = &methodsByVersion[version < 1 ? 1 : version > 3 ? 3 : version];
+    }
+    if (rc == SQLITE_OK && (flags & SQLITE_OPEN_MAIN_JOURNAL) != 0 && name != NULL) {
+        /* Without the memory (or the name), the journal is written as SQLite writes it. */
+        file->databaseName = sqlite3_filename_database(name);
+        file->buffer = file->databaseName != NULL ? malloc(kBufferCapacity) : NULL;
+        if (file->buffer != NULL) {
+            pthread_mutex_lock(&journalsLock);
+            file->nextJournal = journals;
+            journals = file;
+            pthread_mutex_unlock(&journalsLock);
+        }
+    }
+    return rc;
+}
+
+static int bufferDelete(sqlite3_vfs *vfs, const char *name, int syncDirectory) {
+    /* A poisoned journal is deleted only once SQLite has rolled it back, reopened. */
+    pthread_mutex_lock(&journalsLock);
+    int poisoned = 0;
+    for (BufferFile *journal = journals; journal != NULL && name != NULL; journal = journal->nextJournal) {
+        if (journal->poison != SQLITE_OK && journal->name != NULL && strcmp(journal->name, name) == 0) poisoned = 1;
+    }
+    pthread_mutex_unlock(&journalsLock);
+    return poisoned ? SQLITE_IOERR_DELETE : UNDER(vfs)->xDelete(UNDER(vfs), name, syncDirectory);
+}
+
+static int bufferAccess(sqlite3_vfs *vfs, const char *name, int flags, int *result) {
+    return UNDER(vfs)->xAccess(UNDER(vfs), name, flags, result);
+}
+
+static int bufferFullPathname(sqlite3_vfs *vfs, const char *name, int size, char *out) {
+    return UNDER(vfs)->xFullPathname(UNDER(vfs), name, size, out);
+}
+
+static void *bufferDlOpen(sqlite3_vfs *vfs, const char *name) {
+    return UNDER(vfs)->xDlOpen(UNDER(vfs), name);
+}
+
+static void bufferDlError(sqlite3_vfs *vfs, int size, char *message) {
+    UNDER(vfs)->xDlError(UNDER(vfs), size, message);
+}
+
+static void (*bufferDlSym(sqlite3_vfs *vfs, void *handle, const char *symbol))(void) {
+    return UNDER(vfs)->xDlSym(UNDER(vfs), handle, symbol);
+}
+
+static void bufferDlClose(sqlite3_vfs *vfs, void *handle) {
+    UNDER(vfs)->xDlClose(UNDER(vfs), handle);
+}
+
+static int bufferRandomness(sqlite3_vfs *vfs, int size, char *out) {
+    return UNDER(vfs)->xRandomness(UNDER(vfs), size, out);
+}
+
+static int bufferSleep(sqlite3_vfs *vfs, int microseconds) {
+    return UNDER(vfs)->xSleep(UNDER(vfs), microseconds);
+}
+
+static int bufferCurrentTime(sqlite3_vfs *vfs, double *now) {
+    return UNDER(vfs)->xCurrentTime(UNDER(vfs), now);
+}
+
+static int bufferGetLastError(sqlite3_vfs *vfs, int size, char *message) {
+    return UNDER(vfs)->xGetLastError ? UNDER(vfs)->xGetLastError(UNDER(vfs), size, message) : 0;
+}
+
+static int bufferCurrentTimeInt64(sqlite3_vfs *vfs, sqlite3_int64 *now) {
+    return UNDER(vfs)->xCurrentTimeInt64(UNDER(vfs), now);
+}
+
+/* Registered instances: the one over "unix", and those tests put over another VFS. */
+enum { kInstances = 4 };
+static sqlite3_vfs instances[kInstances];
+static int instanceCount;
+
+static int registerOver(const char *wrapped, const char *name, int makeDefault) {
+    static pthread_mutex_t once = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&once);
+    int rc = SQLITE_OK;
+    if (sqlite3_vfs_find(name) == NULL) {
+        sqlite3_vfs *under = sqlite3_vfs_find(wrapped);
+        /* The name must outlive the registration; the caller's may not. */
+        char *kept = under == NULL ? NULL : sqlite3_mprintf("%s", name);
+        if (kept == NULL || under->iVersion < 2 || instanceCount == kInstances) {
+            sqlite3_free(kept);
+            rc = SQLITE_ERROR;
+        } else {
+            sqlite3_vfs vfs = {
+                2, (int)sizeof(BufferFile) + under->szOsFile, under->mxPathname, NULL, kept, under, bufferOpen, bufferDelete,
+                bufferAccess, bufferFullPathname, bufferDlOpen, bufferDlError, bufferDlSym, bufferDlClose, bufferRandomness,
+                bufferSleep, bufferCurrentTime, bufferGetLastError, bufferCurrentTimeInt64, NULL, NULL, NULL};
+            instances[instanceCount] = vfs;
+            rc = sqlite3_vfs_register(&instances[instanceCount], makeDefault);
+            if (rc == SQLITE_OK) instanceCount += 1;
+            else sqlite3_free(kept);
+        }
+    }
+    pthread_mutex_unlock(&once);
+    return rc;
+}
+
+int sqlimport_register_journal_buffer_vfs(void) { return registerOver("unix", SQLIMPORT_JOURNAL_BUFFER_VFS, 1); }
+
+int sqlimport_register_journal_buffer_vfs_over(const char *wrapped, const char *name) { return registerOver(wrapped, name, 0); }
+
+int sqlimport_journal_buffer_counts(struct sqlite3 *db, long long *buffered, long long *written) {
+    sqlite3_file *journal = NULL;
+    if (sqlite3_file_control(db, "main", SQLITE_FCNTL_JOURNAL_POINTER, &journal) != SQLITE_OK || journal == NULL) return -1;
+    if (journal->pMethods == NULL || journal->pMethods->xWrite != bufferWrite) return -1;
+    BufferFile *file = (BufferFile *)journal;
+    /* In WAL mode the pointer is the WAL's, which is never buffered. */
+    if (file->buffer == NULL) return -1;
+    pthread_mutex_lock(&journalsLock);
+    *buffered = file->bufferedWrites;
+    *written = file->flushes;
+    pthread_mutex_unlock(&journalsLock);
+    return 0;
+}
