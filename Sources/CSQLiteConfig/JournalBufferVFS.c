@@ -7,13 +7,17 @@
  * 100,000 pages: 300,000 calls, a sixth of its time (bench/README.md, "Journal writes").
  * SQLite has no setting for this, no library does it, and it is one small layer.
  *
- * What it does: it wraps SQLite's "unix" VFS. Each open main rollback journal has a
- * buffer of 124 KiB; a write that continues the journal's buffered bytes is appended to
- * them instead of being written. The buffer is written out before anything that could
- * depend on those bytes or let anyone see the file without them: before any other call
- * on the journal (but a continuing write), and before a write, sync, truncate or unlock
- * of its database (the open main database file whose journal it is). Nothing else
- * touches it: another connection's or file's call never writes it out or sees its errors.
+ * What it does: it wraps SQLite's "unix" VFS. Each main rollback journal opened for
+ * writing has a buffer of 124 KiB; a write that continues the journal's buffered bytes is
+ * appended to them instead of being written. A write at offset 0 (the journal's header,
+ * whose zeroing is the commit point in PERSIST and exclusive modes) is never held: it
+ * goes to the file at once, after what is held, and SQLite gets its result. The buffer is
+ * written out before anything that could depend on those bytes or let anyone see the
+ * file without them: before any other call on the journal (but a continuing write), and
+ * before a write, sync, truncate, size hint or unlock of its database (the handle of the
+ * same connection: the one opened under the name the journal's name was made from).
+ * Nothing else touches it: another connection's or file's call never writes it out or
+ * sees its errors.
  *
  * Why SQLite's guarantees hold when nothing fails: the file system receives the same
  * writes, syncs, truncates and deletes in the same order, with consecutive writes to the
@@ -34,19 +38,21 @@
  *   discards its cache, closes the journal (pager.c, pager_unlock), and rolls it back
  *   from the file, through a new handle, as a hot journal, before anything else;
  * - while a poisoned journal is open, its database is not written, synced or truncated,
- *   and the journal is not deleted, so that no page whose original was in the dropped
- *   bytes can reach the database file (with `synchronous = OFF`, SQLite writes pages
- *   without syncing the journal first), and the transaction cannot commit.
+ *   so that no page whose original was in the dropped bytes can reach the database file
+ *   (with `synchronous = OFF`, SQLite writes pages without syncing the journal first),
+ *   and the transaction cannot commit. (SQLite's own paths reach its error state first,
+ *   through the journal; this rule and the refusal to delete an open poisoned journal
+ *   are defence in depth.)
  * What the file holds is then a journal of every page written to the database: all those
  * writes came after a successful write of the buffer, which held everything journaled
  * before them.
  *
  * Limits: a connection in `locking_mode = EXCLUSIVE` keeps its journal open, so after
  * such a fault every statement fails until the connection is closed (the database is
- * safe; sqlimport closes its connection after any fault). With `journal_mode = PERSIST`
- * or `TRUNCATE`, a failed write of the zeroed header at the unlock that ends a rollback
- * leaves the journal looking hot; rolling it back again restores the same pages.
- * Database files, WAL files, statement, temporary and super-journals are never buffered.
+ * safe; sqlimport closes its connection after any fault). A size hint
+ * (`SQLITE_FCNTL_SIZE_HINT`) of another handle may still extend a database with zeros.
+ * Database files, WAL files, statement, temporary and super-journals, and journals
+ * opened to read (a hot journal's check), are never buffered.
  * FaultInjectionTests fails each call, the buffer's writes among them, with ENOSPC, EIO
  * and short writes, and JournalBufferTests checks the rules one by one.
  */
@@ -76,12 +82,14 @@ struct BufferFile {
      * with it. */
     int poison;
     BufferFile *nextJournal;
+    /* Guards the buffer, its length and offset, the poison and the counts. */
+    pthread_mutex_t lock;
     sqlite3_int64 bufferedWrites; /* writes that went into the buffer */
     sqlite3_int64 flushes;        /* writes of the buffer to the file */
 };
 
-/* Guards every journal's buffer and poison, and the list of open journals. It is held
- * while a buffer is written out, never while a database, WAL or temporary file is. */
+/* Guards the list of open buffered journals. A journal's own lock is taken after it,
+ * never before, and it is held only to find a journal or to unlink one. */
 static pthread_mutex_t journalsLock = PTHREAD_MUTEX_INITIALIZER;
 static BufferFile *journals;
 
@@ -91,8 +99,8 @@ static int fatal(int rc) {
     return primary == SQLITE_FULL || primary == SQLITE_IOERR ? rc : SQLITE_IOERR_WRITE;
 }
 
-/* Writes `journal`'s buffer out. Call with journalsLock held. On failure the bytes are
- * dropped and the journal is poisoned. */
+/* Writes `journal`'s buffer out. Call with the journal's lock held. On failure the bytes
+ * are dropped and the journal is poisoned. */
 static int flushLocked(BufferFile *journal) {
     if (journal->bufferLength == 0) return SQLITE_OK;
     int length = journal->bufferLength;
@@ -106,48 +114,50 @@ static int flushLocked(BufferFile *journal) {
     return rc;
 }
 
-/* The open journal of database `file`, or NULL. Call with journalsLock held. */
-static BufferFile *journalOfLocked(BufferFile *file) {
+/* The buffered journal of database `file` (the same connection's: SQLite makes the
+ * journal's name from the database's, so sqlite3_filename_database gives back the very
+ * pointer the database was opened with), locked; or NULL. */
+static BufferFile *lockJournalOf(BufferFile *file) {
     if (!file->isMainDatabase || file->name == NULL) return NULL;
-    for (BufferFile *journal = journals; journal != NULL; journal = journal->nextJournal) {
-        if (journal->databaseName != NULL && strcmp(journal->databaseName, file->name) == 0) return journal;
-    }
-    return NULL;
+    pthread_mutex_lock(&journalsLock);
+    BufferFile *journal = journals;
+    while (journal != NULL && journal->databaseName != file->name) journal = journal->nextJournal;
+    if (journal != NULL) pthread_mutex_lock(&journal->lock);
+    pthread_mutex_unlock(&journalsLock);
+    return journal;
 }
 
-/* Before a write, sync or truncate of `file`: a journal's own poison and buffer; a
- * database's journal's buffer, and its poison. */
+/* Before a write, sync, truncate or size hint of `file`: a journal's own poison and
+ * buffer; a database's journal's buffer, and its poison. */
 static int beforeChange(BufferFile *file) {
-    if (file->buffer == NULL && !file->isMainDatabase) return SQLITE_OK;
-    pthread_mutex_lock(&journalsLock);
     int rc = SQLITE_OK;
     if (file->buffer != NULL) {
+        pthread_mutex_lock(&file->lock);
         rc = file->poison != SQLITE_OK ? file->poison : flushLocked(file);
+        pthread_mutex_unlock(&file->lock);
     } else {
-        /* Several connections may have the database open; only the one that holds its
-         * write lock has a journal with bytes in it, and only it changes the file. */
-        for (BufferFile *journal = journals; journal != NULL && rc == SQLITE_OK; journal = journal->nextJournal) {
-            if (journal->databaseName == NULL || file->name == NULL || strcmp(journal->databaseName, file->name) != 0) continue;
+        BufferFile *journal = lockJournalOf(file);
+        if (journal != NULL) {
             rc = journal->poison != SQLITE_OK ? SQLITE_IOERR_WRITE : flushLocked(journal);
+            pthread_mutex_unlock(&journal->lock);
         }
     }
-    pthread_mutex_unlock(&journalsLock);
     return rc;
 }
 
 /* Before any other call of a journal: its poison, and its buffer. */
 static int beforeJournalCall(BufferFile *file) {
     if (file->buffer == NULL) return SQLITE_OK;
-    pthread_mutex_lock(&journalsLock);
+    pthread_mutex_lock(&file->lock);
     int rc = file->poison != SQLITE_OK ? file->poison : flushLocked(file);
-    pthread_mutex_unlock(&journalsLock);
+    pthread_mutex_unlock(&file->lock);
     return rc;
 }
 
 static int bufferWrite(sqlite3_file *base, const void *data, int amount, sqlite3_int64 offset) {
     BufferFile *file = (BufferFile *)base;
-    if (file->buffer != NULL && amount <= kBufferCapacity) {
-        pthread_mutex_lock(&journalsLock);
+    if (file->buffer != NULL && amount <= kBufferCapacity && offset > 0) {
+        pthread_mutex_lock(&file->lock);
         int rc = file->poison;
         if (rc == SQLITE_OK) {
             /* Bytes that do not continue the buffer, or do not fit, send it out first. */
@@ -161,7 +171,7 @@ static int bufferWrite(sqlite3_file *base, const void *data, int amount, sqlite3
             file->bufferLength += amount;
             file->bufferedWrites += 1;
         }
-        pthread_mutex_unlock(&journalsLock);
+        pthread_mutex_unlock(&file->lock);
         return rc;
     }
     int rc = beforeChange(file);
@@ -178,9 +188,9 @@ static int bufferClose(sqlite3_file *base) {
     BufferFile *file = (BufferFile *)base;
     int rc = SQLITE_OK;
     if (file->buffer != NULL) {
+        /* Out of the list first, so that no database call finds it any more; then its
+         * lock waits for a call that found it before. */
         pthread_mutex_lock(&journalsLock);
-        if (file->poison == SQLITE_OK) rc = flushLocked(file);
-        /* A poisoned handle goes away: SQLite reopens the journal to roll it back. */
         for (BufferFile **link = &journals; *link != NULL; link = &(*link)->nextJournal) {
             if (*link == file) {
                 *link = file->nextJournal;
@@ -188,6 +198,11 @@ static int bufferClose(sqlite3_file *base) {
             }
         }
         pthread_mutex_unlock(&journalsLock);
+        pthread_mutex_lock(&file->lock);
+        /* A poisoned handle goes away: SQLite reopens the journal to roll it back. */
+        if (file->poison == SQLITE_OK) rc = flushLocked(file);
+        pthread_mutex_unlock(&file->lock);
+        pthread_mutex_destroy(&file->lock);
         free(file->buffer);
         file->buffer = NULL;
     }
@@ -221,16 +236,17 @@ static int bufferLock_(sqlite3_file *base, int level) {
 
 static int bufferUnlock(sqlite3_file *base, int level) {
     BufferFile *file = (BufferFile *)base;
-    if (file->isMainDatabase) {
-        /* Others may look at the journal once the database is unlocked. A failed write
-         * poisons the journal and is reported there; the lock is released whatever
-         * happens, as SQLite asks. */
-        pthread_mutex_lock(&journalsLock);
-        BufferFile *journal = journalOfLocked(file);
-        if (journal != NULL && journal->poison == SQLITE_OK) (void)flushLocked(journal);
-        pthread_mutex_unlock(&journalsLock);
+    /* Others may look at the journal once the database is unlocked. The lock is released
+     * whatever happens, as SQLite asks; a failed write of the buffer (which poisons the
+     * journal) is then reported. */
+    int rc = SQLITE_OK;
+    BufferFile *journal = lockJournalOf(file);
+    if (journal != NULL) {
+        if (journal->poison == SQLITE_OK) rc = flushLocked(journal);
+        pthread_mutex_unlock(&journal->lock);
     }
-    return file->real->pMethods->xUnlock(file->real, level);
+    int unlocked = file->real->pMethods->xUnlock(file->real, level);
+    return unlocked != SQLITE_OK ? unlocked : rc;
 }
 
 static int bufferCheckReservedLock(sqlite3_file *base, int *result) {
@@ -240,7 +256,8 @@ static int bufferCheckReservedLock(sqlite3_file *base, int *result) {
 
 static int bufferFileControl(sqlite3_file *base, int op, void *argument) {
     BufferFile *file = (BufferFile *)base;
-    int rc = beforeJournalCall(file);
+    /* A size hint may extend the database: a change like a write. */
+    int rc = op == SQLITE_FCNTL_SIZE_HINT ? beforeChange(file) : beforeJournalCall(file);
     return rc != SQLITE_OK ? rc : file->real->pMethods->xFileControl(file->real, op, argument);
 }
 
@@ -311,11 +328,12 @@ static int bufferOpen(sqlite3_vfs *vfs, const char *name, sqlite3_file *base, in
         int version = file->real->pMethods->iVersion;
         base->pMethods = &methodsByVersion[version < 1 ? 1 : version > 3 ? 3 : version];
     }
-    if (rc == SQLITE_OK && (flags & SQLITE_OPEN_MAIN_JOURNAL) != 0 && name != NULL) {
+    if (rc == SQLITE_OK && (flags & SQLITE_OPEN_MAIN_JOURNAL) != 0 && (flags & SQLITE_OPEN_READWRITE) != 0 && name != NULL) {
         /* Without the memory (or the name), the journal is written as SQLite writes it. */
         file->databaseName = sqlite3_filename_database(name);
         file->buffer = file->databaseName != NULL ? malloc(kBufferCapacity) : NULL;
         if (file->buffer != NULL) {
+            pthread_mutex_init(&file->lock, NULL);
             pthread_mutex_lock(&journalsLock);
             file->nextJournal = journals;
             journals = file;
@@ -326,11 +344,15 @@ static int bufferOpen(sqlite3_vfs *vfs, const char *name, sqlite3_file *base, in
 }
 
 static int bufferDelete(sqlite3_vfs *vfs, const char *name, int syncDirectory) {
-    /* A poisoned journal is deleted only once SQLite has rolled it back, reopened. */
-    pthread_mutex_lock(&journalsLock);
+    /* A poisoned journal is deleted only once SQLite has closed it and rolled it back
+     * (SQLite always closes a journal before deleting it: defence in depth). */
     int poisoned = 0;
-    for (BufferFile *journal = journals; journal != NULL && name != NULL; journal = journal->nextJournal) {
-        if (journal->poison != SQLITE_OK && journal->name != NULL && strcmp(journal->name, name) == 0) poisoned = 1;
+    pthread_mutex_lock(&journalsLock);
+    for (BufferFile *journal = journals; journal != NULL && name != NULL && !poisoned; journal = journal->nextJournal) {
+        if (journal->name == NULL || strcmp(journal->name, name) != 0) continue;
+        pthread_mutex_lock(&journal->lock);
+        poisoned = journal->poison != SQLITE_OK;
+        pthread_mutex_unlock(&journal->lock);
     }
     pthread_mutex_unlock(&journalsLock);
     return poisoned ? SQLITE_IOERR_DELETE : UNDER(vfs)->xDelete(UNDER(vfs), name, syncDirectory);
@@ -393,7 +415,8 @@ static int registerOver(const char *wrapped, const char *name, int makeDefault) 
         sqlite3_vfs *under = sqlite3_vfs_find(wrapped);
         /* The name must outlive the registration; the caller's may not. */
         char *kept = under == NULL ? NULL : sqlite3_mprintf("%s", name);
-        if (kept == NULL || under->iVersion < 2 || instanceCount == kInstances) {
+        /* Over itself, a write of the buffer would wait for its own lock. */
+        if (kept == NULL || under->iVersion < 2 || under->xOpen == bufferOpen || instanceCount == kInstances) {
             sqlite3_free(kept);
             rc = SQLITE_ERROR;
         } else {
@@ -420,11 +443,12 @@ int sqlimport_journal_buffer_counts(struct sqlite3 *db, long long *buffered, lon
     if (sqlite3_file_control(db, "main", SQLITE_FCNTL_JOURNAL_POINTER, &journal) != SQLITE_OK || journal == NULL) return -1;
     if (journal->pMethods == NULL || journal->pMethods->xWrite != bufferWrite) return -1;
     BufferFile *file = (BufferFile *)journal;
-    /* In WAL mode the pointer is the WAL's, which is never buffered. */
+    /* In WAL mode the pointer is the WAL's, which is never buffered. (Call it from the
+     * connection's own thread: the journal could not close meanwhile.) */
     if (file->buffer == NULL) return -1;
-    pthread_mutex_lock(&journalsLock);
+    pthread_mutex_lock(&file->lock);
     *buffered = file->bufferedWrites;
     *written = file->flushes;
-    pthread_mutex_unlock(&journalsLock);
+    pthread_mutex_unlock(&file->lock);
     return 0;
 }

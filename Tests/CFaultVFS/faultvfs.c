@@ -163,3 +163,10 @@ long long sqlimport_test_faults_watched_before_failure(void) {
     pthread_mutex_unlock(&lock);
     return count;
 }
+
+long long sqlimport_test_faults_watched_writes(void) {
+    pthread_mutex_lock(&lock);
+    long long count = watched;
+    pthread_mutex_unlock(&lock);
+    return count;
+}

@@ -22,4 +22,7 @@ long long sqlimport_test_faults_failed_writes(void);
 /// above; -1 when no write failed.
 long long sqlimport_test_faults_watched_before_failure(void);
 
+/// Writes to the watched files since the last call above.
+long long sqlimport_test_faults_watched_writes(void);
+
 #endif
