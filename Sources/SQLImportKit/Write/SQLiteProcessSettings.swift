@@ -34,9 +34,10 @@ public enum SQLiteProcessSettings {
     /// 300,000 calls took a sixth of its time (bench/README.md, "Journal writes").
     ///
     /// When nothing fails, the file system receives the same bytes, syncs and deletes in
-    /// the same order. When writing the buffer fails, the journal is poisoned and nothing
-    /// is written until SQLite has rolled it back from the file. The design and the
-    /// argument are in `JournalBufferVFS.c`. It wraps SQLite's "unix" VFS and becomes the
+    /// the same order. When writing the buffer fails, the journal is poisoned: every later
+    /// call on it fails, and its database is not written, until SQLite has closed it and
+    /// rolled it back from the file. The design and the argument are in
+    /// `JournalBufferVFS.c`. It wraps SQLite's "unix" VFS and becomes the
     /// process's default VFS, which is why the `sqlimport` command calls it and the
     /// library leaves it to the application.
     ///
