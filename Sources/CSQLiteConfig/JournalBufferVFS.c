@@ -127,30 +127,25 @@ static BufferFile *lockJournalOf(BufferFile *file) {
     return journal;
 }
 
-/* Before a write, sync, truncate or size hint of `file`: a journal's own poison and
- * buffer; a database's journal's buffer, and its poison. */
-static int beforeChange(BufferFile *file) {
-    int rc = SQLITE_OK;
-    if (file->buffer != NULL) {
-        pthread_mutex_lock(&file->lock);
-        rc = file->poison != SQLITE_OK ? file->poison : flushLocked(file);
-        pthread_mutex_unlock(&file->lock);
-    } else {
-        BufferFile *journal = lockJournalOf(file);
-        if (journal != NULL) {
-            rc = journal->poison != SQLITE_OK ? SQLITE_IOERR_WRITE : flushLocked(journal);
-            pthread_mutex_unlock(&journal->lock);
-        }
-    }
-    return rc;
-}
-
 /* Before any other call of a journal: its poison, and its buffer. */
 static int beforeJournalCall(BufferFile *file) {
     if (file->buffer == NULL) return SQLITE_OK;
     pthread_mutex_lock(&file->lock);
     int rc = file->poison != SQLITE_OK ? file->poison : flushLocked(file);
     pthread_mutex_unlock(&file->lock);
+    return rc;
+}
+
+/* Before a write, sync, truncate or size hint of `file`: a journal's own poison and
+ * buffer; a database's journal's buffer, and its poison. */
+static int beforeChange(BufferFile *file) {
+    if (file->buffer != NULL) return beforeJournalCall(file);
+    int rc = SQLITE_OK;
+    BufferFile *journal = lockJournalOf(file);
+    if (journal != NULL) {
+        rc = journal->poison != SQLITE_OK ? SQLITE_IOERR_WRITE : flushLocked(journal);
+        pthread_mutex_unlock(&journal->lock);
+    }
     return rc;
 }
 

@@ -30,8 +30,10 @@ import Testing
     }
 
     /// Every row as text, in order.
+    static let contentsSQL = "SELECT group_concat(id || ':' || hex(payload) || ':' || note, ',') FROM (SELECT * FROM items ORDER BY id)"
+
     static func contents(_ db: Database) throws -> String {
-        try String.fetchOne(db, sql: "SELECT group_concat(id || ':' || hex(payload) || ':' || note, ',') FROM (SELECT * FROM items ORDER BY id)") ?? ""
+        try String.fetchOne(db, sql: contentsSQL) ?? ""
     }
 
     static func contents(_ path: String) throws -> String {
@@ -376,21 +378,12 @@ import Testing
         defer { TestSupport.remove(directory) }
         let (path, before) = try JournalBufferTests.seededDatabase(directory)
         let original = try Data(contentsOf: URL(fileURLWithPath: path))
-        var connection: OpaquePointer?
-        try #require(sqlite3_open_v2(path, &connection, SQLITE_OPEN_READWRITE, Self.overFaults) == SQLITE_OK)
-        let db = try #require(connection)
+        let db = try Self.open(path, vfs: Self.overFaults, "PRAGMA cache_size = 40; PRAGMA synchronous = \(synchronous); PRAGMA journal_mode = \(journalMode)")
         defer { sqlite3_close_v2(db) }
         func execute(_ sql: String) -> Int32 { sqlite3_exec(db, sql, nil, nil, nil) }
-        func text(_ sql: String) -> String? {
-            var statement: OpaquePointer?
-            guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK else { return nil }
-            defer { sqlite3_finalize(statement) }
-            guard sqlite3_step(statement) == SQLITE_ROW, let value = sqlite3_column_text(statement, 0) else { return nil }
-            return String(cString: value)
-        }
-        let contents = "SELECT group_concat(id || ':' || hex(payload) || ':' || note, ',') FROM (SELECT * FROM items ORDER BY id)"
+        func text(_ sql: String) -> String? { Self.text(db, sql) }
+        let contents = JournalBufferTests.contentsSQL
         let context = "synchronous \(synchronous), journal_mode \(journalMode), failing after \(after) writes"
-        #expect(execute("PRAGMA cache_size = 40; PRAGMA synchronous = \(synchronous); PRAGMA journal_mode = \(journalMode)") == SQLITE_OK)
         // (Compared as Bools: the rows are 3 MB of text.)
         let readsTheRows = text(contents) == before
         #expect(readsTheRows)
@@ -451,7 +444,7 @@ import Testing
         let db = try Self.open(path, vfs: "sqlimport-journal-buffer", "PRAGMA synchronous = OFF; PRAGMA cache_size = 40; \(mode)")
         defer { sqlite3_close_v2(db) }
         #expect(sqlite3_exec(db, "BEGIN IMMEDIATE; " + JournalBufferTests.rewriteEveryRow + "; COMMIT", nil, nil, nil) == SQLITE_OK)
-        let committed = try #require(Self.text(db, "SELECT group_concat(id || ':' || hex(payload) || ':' || note, ',') FROM (SELECT * FROM items ORDER BY id)"))
+        let committed = try #require(Self.text(db, JournalBufferTests.contentsSQL))
         #expect(committed != before)
         let crashed = directory.appendingPathComponent("crashed.db").path
         try FileManager.default.copyItem(atPath: path, toPath: crashed)
