@@ -14,17 +14,34 @@
  * goes to the file at once, after what is held, and SQLite gets its result. The buffer is
  * written out before anything that could depend on those bytes or let anyone see the
  * file without them: before any other call on the journal (but a continuing write), and
- * before a write, sync, truncate, size hint or unlock of its database (the handle of the
- * same connection: the one opened under the name the journal's name was made from).
+ * before a sync, truncate, size hint or unlock of its database (the handle of the same
+ * connection: the one opened under the name the journal's name was made from), and
+ * before a write of its database that overwrites a page whose original the buffer holds.
  * Nothing else touches it: another connection's or file's call never writes it out or
  * sees its errors.
  *
+ * Which originals the buffer holds: SQLite journals a page as three writes, its number
+ * (4 bytes), the page, and a checksum (pager.c, pagerAddPageToRollbackJournal). A write
+ * that comes right after a 4-byte write is taken as the original of the page that number
+ * names; the buffer keeps those numbers. (The number may have gone out with the buffer
+ * before; the page and its checksum always share one: a page that would leave no room
+ * for its checksum starts a new buffer.) Any other bytes in the buffer (a header further
+ * on, a super-journal's name) make every write of the database send it out, as does a
+ * database write that is not one whole page of the records' size. So a page that SQLite
+ * spills to the database while the buffer fills (a transaction larger than the page
+ * cache) no longer writes the buffer out, unless its original is in it.
+ *
  * Why SQLite's guarantees hold when nothing fails: the file system receives the same
- * writes, syncs, truncates and deletes in the same order, with consecutive writes to the
- * journal joined. The journal is complete before any page of its database is overwritten
- * and before any sync. A crash can leave only what the unjoined sequence could leave at
- * some point: a prefix of it, the last write possibly torn, which the journal's format
- * survives (its records carry checksums).
+ * writes, syncs, truncates and deletes, with consecutive writes to the journal joined, in
+ * the same order but for one change: a database page may be written before the journal's
+ * last records, which are never its own original. Every page of the database is still
+ * overwritten only once its original is in the journal's file, and the journal is
+ * complete before any sync of the database and before its unlock. SQLite's own rule is
+ * the first one (pager.c: a page is journaled before it is written); the order of
+ * unrelated writes is not one, since with `synchronous` on they are not ordered on disk
+ * before a sync anyway. A crash leaves a journal whose records are a prefix of SQLite's,
+ * the last one possibly torn (its checksum tells), and a database in which every page
+ * changed has its original among those records: the hot journal restores it.
  *
  * When writing the buffer fails (a full disk, an I/O error, a short write), SQLite has
  * already been told that those bytes were written, so the journal it believes in is not
@@ -61,10 +78,14 @@
 #include <string.h>
 #include <sqlite3.h>
 #include "CSQLiteConfig.h"
+#include "WritebackHints.h"
 
 /* The "unix" VFS writes at most 128 KiB - 1 bytes per call (seekAndWrite masks the
  * length to 17 bits), so a joined write stays below that: 31 pages of 4 KiB. */
 enum { kBufferCapacity = 124 << 10 };
+/* Page numbers kept per buffer: 31 records of 4 KiB pages, 248 of 512-byte pages. More
+ * records than that (smaller pages) make the buffer's contents unknown. */
+enum { kHeldCapacity = 256 };
 
 typedef struct BufferFile BufferFile;
 struct BufferFile {
@@ -72,12 +93,22 @@ struct BufferFile {
     sqlite3_file *real; /* the wrapped file, stored right after this struct */
     const char *name;   /* SQLite keeps it valid until the close */
     int isMainDatabase;
+    WritebackRange writeback; /* see WritebackHints.c (a journal's: under its lock) */
     /* A main journal's: its database's name (sqlite3_filename_database), its buffer
      * (NULL when it is not buffered), and its place in the list of open journals. */
     const char *databaseName;
     unsigned char *buffer;
     int bufferLength;
     sqlite3_int64 bufferOffset;
+    /* The page numbers of the originals the buffer holds, and their size; heldCount is
+     * -1 when it holds other bytes too (see the header). */
+    unsigned int held[kHeldCapacity];
+    int heldCount;
+    int heldSize;
+    /* The last 4-byte write to the journal (a record's page number, or its checksum) and
+     * the offset where it ended, or -1: the write that starts there is that page's. */
+    unsigned int lastWord;
+    sqlite3_int64 lastWordEnd;
     /* The error that dropped the buffered bytes: every later call but the close fails
      * with it. */
     int poison;
@@ -105,8 +136,10 @@ static int flushLocked(BufferFile *journal) {
     if (journal->bufferLength == 0) return SQLITE_OK;
     int length = journal->bufferLength;
     journal->bufferLength = 0;
+    journal->heldCount = 0;
     journal->flushes += 1;
     int rc = journal->real->pMethods->xWrite(journal->real, journal->buffer, length, journal->bufferOffset);
+    if (rc == SQLITE_OK) writebackRangeWrote(&journal->writeback, journal->bufferOffset, length);
     if (rc != SQLITE_OK) {
         rc = fatal(rc);
         journal->poison = rc;
@@ -136,8 +169,53 @@ static int beforeJournalCall(BufferFile *file) {
     return rc;
 }
 
-/* Before a write, sync, truncate or size hint of `file`: a journal's own poison and
- * buffer; a database's journal's buffer, and its poison. */
+/* Whether a write of `amount` bytes at `offset` of a database could overwrite a page whose
+ * original `journal`'s buffer holds. Call with the journal's lock held. */
+static int holdsOriginalOf(const BufferFile *journal, int amount, sqlite3_int64 offset) {
+    if (journal->bufferLength == 0 || journal->heldCount == 0) return 0;
+    if (journal->heldCount < 0 || amount != journal->heldSize || offset % amount != 0) return 1;
+    sqlite3_int64 page = offset / amount + 1;
+    for (int index = 0; index < journal->heldCount; index++) {
+        if (journal->held[index] == page) return 1;
+    }
+    return 0;
+}
+
+/* Before a write of database `file`: its journal's poison, and its buffer if that holds
+ * the original of a page written. */
+static int beforeDatabaseWrite(BufferFile *file, int amount, sqlite3_int64 offset) {
+    int rc = SQLITE_OK;
+    BufferFile *journal = lockJournalOf(file);
+    if (journal != NULL) {
+        if (journal->poison != SQLITE_OK) rc = SQLITE_IOERR_WRITE;
+        else if (holdsOriginalOf(journal, amount, offset)) rc = flushLocked(journal);
+        pthread_mutex_unlock(&journal->lock);
+    }
+    return rc;
+}
+
+/* Notes what a write that went into `journal`'s buffer holds. Call with its lock held. */
+static void noteHeld(BufferFile *journal, const void *data, int amount, sqlite3_int64 offset) {
+    if (amount == 4) {
+        const unsigned char *bytes = data;
+        journal->lastWord = (unsigned int)bytes[0] << 24 | (unsigned int)bytes[1] << 16 | (unsigned int)bytes[2] << 8 | bytes[3];
+        journal->lastWordEnd = offset + 4;
+        return;
+    }
+    int isPage = offset == journal->lastWordEnd && journal->heldCount >= 0 && journal->heldCount < kHeldCapacity
+        && (journal->heldCount == 0 || journal->heldSize == amount);
+    if (isPage) {
+        journal->held[journal->heldCount++] = journal->lastWord;
+        journal->heldSize = amount;
+    } else {
+        journal->heldCount = -1;
+    }
+    journal->lastWordEnd = -1;
+}
+
+/* Before a journal's write that is not held, and before a sync, truncate or size hint of
+ * `file`: a journal's own poison and buffer; a database's journal's buffer, and its
+ * poison. */
 static int beforeChange(BufferFile *file) {
     if (file->buffer != NULL) return beforeJournalCall(file);
     int rc = SQLITE_OK;
@@ -155,9 +233,13 @@ static int bufferWrite(sqlite3_file *base, const void *data, int amount, sqlite3
         pthread_mutex_lock(&file->lock);
         int rc = file->poison;
         if (rc == SQLITE_OK) {
-            /* Bytes that do not continue the buffer, or do not fit, send it out first. */
+            /* Bytes that do not continue the buffer, or do not fit, send it out first. A
+             * page (a write right after its number) must fit with its checksum: were the
+             * checksum left for the next buffer, the page's record would reach the file
+             * incomplete (which a rollback ignores) while the page was no longer held. */
+            int isPage = amount != 4 && offset == file->lastWordEnd;
             int continues = file->bufferLength > 0 && offset == file->bufferOffset + file->bufferLength
-                && file->bufferLength + amount <= kBufferCapacity;
+                && file->bufferLength + amount + (isPage ? 4 : 0) <= kBufferCapacity;
             if (!continues) rc = flushLocked(file);
         }
         if (rc == SQLITE_OK) {
@@ -165,12 +247,21 @@ static int bufferWrite(sqlite3_file *base, const void *data, int amount, sqlite3
             memcpy(file->buffer + file->bufferLength, data, (size_t)amount);
             file->bufferLength += amount;
             file->bufferedWrites += 1;
+            noteHeld(file, data, amount, offset);
         }
         pthread_mutex_unlock(&file->lock);
         return rc;
     }
-    int rc = beforeChange(file);
-    return rc != SQLITE_OK ? rc : file->real->pMethods->xWrite(file->real, data, amount, offset);
+    int rc = file->isMainDatabase ? beforeDatabaseWrite(file, amount, offset) : beforeChange(file);
+    if (rc == SQLITE_OK) rc = file->real->pMethods->xWrite(file->real, data, amount, offset);
+    if (file->buffer != NULL) pthread_mutex_lock(&file->lock);
+    if (rc == SQLITE_OK) writebackRangeWrote(&file->writeback, offset, amount);
+    if (file->buffer != NULL) {
+        /* Written past the buffer: a page that follows is not known as any record's. */
+        file->lastWordEnd = -1;
+        pthread_mutex_unlock(&file->lock);
+    }
+    return rc;
 }
 
 static int bufferRead(sqlite3_file *base, void *data, int amount, sqlite3_int64 offset) {
@@ -197,9 +288,12 @@ static int bufferClose(sqlite3_file *base) {
         /* A poisoned handle goes away: SQLite reopens the journal to roll it back. */
         if (file->poison == SQLITE_OK) rc = flushLocked(file);
         pthread_mutex_unlock(&file->lock);
+        writebackRangeClose(&file->writeback);
         pthread_mutex_destroy(&file->lock);
         free(file->buffer);
         file->buffer = NULL;
+    } else {
+        writebackRangeClose(&file->writeback);
     }
     int closed = file->real->pMethods->xClose(file->real);
     return rc != SQLITE_OK ? rc : closed;
@@ -318,7 +412,10 @@ static int bufferOpen(sqlite3_vfs *vfs, const char *name, sqlite3_file *base, in
     file->real = (sqlite3_file *)(file + 1);
     file->name = name;
     file->isMainDatabase = (flags & SQLITE_OPEN_MAIN_DB) != 0;
+    int hinted = (flags & (SQLITE_OPEN_MAIN_DB | SQLITE_OPEN_MAIN_JOURNAL | SQLITE_OPEN_WAL)) != 0 && name != NULL;
+    if (hinted) writebackOpenStarts(name);
     int rc = UNDER(vfs)->xOpen(UNDER(vfs), name, file->real, flags, outFlags);
+    writebackRangeOpen(&file->writeback, rc == SQLITE_OK && hinted ? name : NULL);
     if (file->real->pMethods != NULL) {
         int version = file->real->pMethods->iVersion;
         base->pMethods = &methodsByVersion[version < 1 ? 1 : version > 3 ? 3 : version];
@@ -327,6 +424,7 @@ static int bufferOpen(sqlite3_vfs *vfs, const char *name, sqlite3_file *base, in
         /* Without the memory (or the name), the journal is written as SQLite writes it. */
         file->databaseName = sqlite3_filename_database(name);
         file->buffer = file->databaseName != NULL ? malloc(kBufferCapacity) : NULL;
+        file->lastWordEnd = -1;
         if (file->buffer != NULL) {
             pthread_mutex_init(&file->lock, NULL);
             pthread_mutex_lock(&journalsLock);
@@ -432,6 +530,24 @@ static int registerOver(const char *wrapped, const char *name, int makeDefault) 
 int sqlimport_register_journal_buffer_vfs(void) { return registerOver("unix", SQLIMPORT_JOURNAL_BUFFER_VFS, 1); }
 
 int sqlimport_register_journal_buffer_vfs_over(const char *wrapped, const char *name) { return registerOver(wrapped, name, 0); }
+
+int sqlimport_journal_buffer_vfs_hint_writeback(int on) {
+    if (on && !writebackHintsWatchOpens()) return SQLITE_ERROR;
+    writebackHintsEnable(on);
+    return SQLITE_OK;
+}
+
+long long sqlimport_journal_buffer_writeback_hints(struct sqlite3 *db, int journal) {
+    sqlite3_file *file = NULL;
+    int op = journal ? SQLITE_FCNTL_JOURNAL_POINTER : SQLITE_FCNTL_FILE_POINTER;
+    if (sqlite3_file_control(db, "main", op, &file) != SQLITE_OK || file == NULL) return -1;
+    if (file->pMethods == NULL || file->pMethods->xWrite != bufferWrite) return -1;
+    BufferFile *ours = (BufferFile *)file;
+    if (ours->buffer != NULL) pthread_mutex_lock(&ours->lock);
+    long long hints = ours->writeback.descriptor < 0 ? -1 : ours->writeback.hints;
+    if (ours->buffer != NULL) pthread_mutex_unlock(&ours->lock);
+    return hints;
+}
 
 int sqlimport_journal_buffer_counts(struct sqlite3 *db, long long *buffered, long long *written) {
     sqlite3_file *journal = NULL;

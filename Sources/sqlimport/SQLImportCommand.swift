@@ -59,6 +59,11 @@ struct SQLImportCommand: ParsableCommand {
         // turns it off to compare (bench/README.md, "Journal writes").
         if ProcessInfo.processInfo.environment["SQLIMPORT_PLAIN_JOURNAL_WRITES"] == nil {
             SQLiteProcessSettings.bufferJournalWrites()
+            // Writeback started early, so that commits do not wait for all of it
+            // (bench/README.md, "Writeback hints").
+            if ProcessInfo.processInfo.environment["SQLIMPORT_NO_WRITEBACK_HINTS"] == nil {
+                SQLiteProcessSettings.startWritebackEarly()
+            }
         }
         let arguments = Array(CommandLine.arguments.dropFirst())
         if arguments.isEmpty {

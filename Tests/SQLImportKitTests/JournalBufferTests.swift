@@ -42,27 +42,71 @@ import Testing
 
     static let rewriteEveryRow = "UPDATE items SET payload = randomblob(1000), note = note || ' changed'"
 
-    @Test func aTransactionsJournalReachesTheFileInLargeWrites() throws {
+    /// Rewrites every row of a seeded database in one transaction, with a page cache of
+    /// `cacheSize` (`PRAGMA cache_size`), calling `beforeCommit` and `afterCommit` around
+    /// its commit; checks that every row was rewritten.
+    static func rewriteEveryRowOnce(
+        cacheSize: Int, beforeCommit: (Database) throws -> Void, afterCommit: (Database) throws -> Void = { _ in }
+    ) throws {
         let directory = TestSupport.temporaryDirectory()
         defer { TestSupport.remove(directory) }
-        let (path, _) = try Self.seededDatabase(directory)
+        let (path, _) = try seededDatabase(directory)
         try DatabaseQueue(path: path).writeWithoutTransaction { db in
-            // A cache that holds the transaction: each spill syncs the journal, which
-            // writes the buffer out (and SQLite's default, 2 MB, spills every few pages).
-            try db.execute(sql: "PRAGMA cache_size = -65536")
+            try db.execute(sql: "PRAGMA cache_size = \(cacheSize)")
             try db.execute(sql: "BEGIN IMMEDIATE")
-            try db.execute(sql: Self.rewriteEveryRow)
+            try db.execute(sql: rewriteEveryRow)
+            try beforeCommit(db)
+            try db.execute(sql: "COMMIT")
+            try afterCommit(db)
+            #expect(try String.fetchOne(db, sql: "PRAGMA integrity_check") == "ok")
+            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM items WHERE note LIKE '% changed'") == 3000)
+        }
+    }
+
+    @Test func aTransactionsJournalReachesTheFileInLargeWrites() throws {
+        // A cache that holds the transaction: each spill syncs the journal, which writes
+        // the buffer out (and SQLite's default, 2 MB, spills every few pages).
+        try Self.rewriteEveryRowOnce(cacheSize: -65536) { db in
             let counts = try #require(SQLiteProcessSettings.journalWriteCounts(db), "the journal is not the buffering VFS's")
             // Three writes per journaled page (number, page, checksum), at least one page
             // per 1 KiB row over four rows...
             #expect(counts.buffered >= 3 * 3000 / 4)
             // ...reaching the file joined, many to a write (about 90 to one).
             #expect(counts.written * 20 <= counts.buffered, "\(counts)")
-            try db.execute(sql: "COMMIT")
-            #expect(try String.fetchOne(db, sql: "PRAGMA integrity_check") == "ok")
-            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM items WHERE note LIKE '% changed'") == 3000)
         }
     }
+
+    #if os(Linux)  // sync_file_range is Linux's: elsewhere no file gets hints.
+    /// With writeback hints on, a transaction that writes megabytes to its journal and to
+    /// its database asks Linux to start writing both back before their syncs: the VFS
+    /// found each file's own descriptor through the unix VFS's `open`.
+    @Test func aLargeTransactionsJournalAndDatabaseGetWritebackHints() throws {
+        #expect(SQLiteProcessSettings.startWritebackEarly())
+        // About 3 MB journaled and written: a hint every 2 MiB.
+        try Self.rewriteEveryRowOnce(cacheSize: 100) { db in
+            let hints = try #require(SQLiteProcessSettings.writebackHints(db, journal: true), "the journal gets no hints")
+            #expect(hints >= 1)
+        } afterCommit: { db in
+            let hints = try #require(SQLiteProcessSettings.writebackHints(db, journal: false), "the database gets no hints")
+            #expect(hints >= 1)
+        }
+    }
+
+    /// A descriptor is used for hints only when fstat shows that it is the very file.
+    @Test func aDescriptorOfAnotherFileIsNotUsedForHints() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let (first, second) = (directory.appendingPathComponent("a").path, directory.appendingPathComponent("b").path)
+        TestSupport.write("a", to: URL(fileURLWithPath: first))
+        TestSupport.write("b", to: URL(fileURLWithPath: second))
+        let descriptor = open(first, O_RDONLY)
+        defer { close(descriptor) }
+        try #require(descriptor >= 0)
+        #expect(sqlimport_descriptor_if_same_file(descriptor, first) == descriptor)
+        #expect(sqlimport_descriptor_if_same_file(descriptor, second) == -1)
+        #expect(sqlimport_descriptor_if_same_file(descriptor, directory.appendingPathComponent("none").path) == -1)
+    }
+    #endif
 
     /// What a crash leaves is what the file system holds: copies of the database and its
     /// journal taken in the middle of a transaction that has already written pages to the
@@ -244,6 +288,70 @@ import Testing
         default: journal.close()
         }
         #expect(journal.onDisk == Data(count: 512) + Data(repeating: 7, count: 512))
+    }
+
+    /// Journal records as SQLite writes them (page number, page, checksum) for `pages`,
+    /// after the header; returns where they end.
+    @discardableResult
+    static func journal(_ pages: [UInt8], to journal: BufferedFile, at start: Int64 = 512) -> Int64 {
+        var offset = start
+        for part in pages.flatMap(record) {
+            #expect(journal.write(part, at: offset) == SQLITE_OK)
+            offset += Int64(part.count)
+        }
+        return offset
+    }
+
+    /// A database write of a page whose original the buffer holds writes the journal out
+    /// first; a write of any other page (one spilled from a cache smaller than the
+    /// transaction, journaled long before) leaves the buffer as it is.
+    @Test func aDatabaseWriteWritesTheJournalOutOnlyWhenItHoldsThatPagesOriginal() throws {
+        let pair = try Pair()
+        defer { pair.close() }
+        Self.journal([2, 3], to: pair.journal)
+        for page: Int64 in [1, 4, 300] {
+            #expect(pair.database.write([UInt8](repeating: 9, count: 4096), at: (page - 1) * 4096) == SQLITE_OK)
+        }
+        #expect(pair.journal.onDisk.isEmpty, "a page whose original is not held wrote the journal out")
+        #expect(pair.database.write([UInt8](repeating: 9, count: 4096), at: 2 * 4096) == SQLITE_OK)
+        #expect(pair.journal.onDisk == Data(count: 512) + Data((Self.record(2) + Self.record(3)).flatMap { $0 }))
+    }
+
+    /// What the buffer holds is known by page even when a record's number and its page
+    /// land in two buffers; bytes that are not a record, or a database write that is not
+    /// one page of the records' size, write the journal out whatever the page.
+    @Test(arguments: ["a record split across two buffers", "a record whose checksum would start the next buffer", "bytes that are not a record", "a write of another size"])
+    func aDatabaseWriteThatMightOverwriteAHeldOriginalWritesTheJournalOutFirst(_ case: String) throws {
+        let pair = try Pair()
+        defer { pair.close() }
+        let capacity = 124 << 10
+        var page: Int64 = 5
+        var size = 4096
+        switch `case` {
+        case "a record split across two buffers":
+            // A number that fills the buffer: its page starts the next one.
+            #expect(pair.journal.write([UInt8](repeating: 1, count: capacity - 4), at: 512) == SQLITE_OK)
+            Self.journal([5], to: pair.journal, at: 512 + Int64(capacity) - 4)
+            #expect(pair.journal.onDisk.count == 512 + capacity, "the test's premise: the number went out with the first buffer")
+            #expect(pair.database.write([UInt8](repeating: 9, count: 4096), at: 5 * 4096) == SQLITE_OK)
+            #expect(pair.journal.onDisk.count == 512 + capacity, "page 6 wrote the journal out")
+        case "a record whose checksum would start the next buffer":
+            // The page would fill the buffer exactly: it must start the next one, with its
+            // checksum, so that the page stays held until its whole record is written.
+            #expect(pair.journal.write([UInt8](repeating: 1, count: capacity - 4100), at: 512) == SQLITE_OK)
+            Self.journal([5], to: pair.journal, at: 512 + Int64(capacity) - 4100)
+        case "bytes that are not a record":
+            Self.journal([2], to: pair.journal, at: 1024)
+            #expect(pair.journal.write([UInt8](repeating: 7, count: 28), at: 1024 + 4104) == SQLITE_OK)
+            page = 9
+        default:
+            Self.journal([2], to: pair.journal)
+            page = 9
+            size = 8192
+        }
+        let before = pair.journal.onDisk.count
+        #expect(pair.database.write([UInt8](repeating: 9, count: size), at: (page - 1) * Int64(size)) == SQLITE_OK)
+        #expect(pair.journal.onDisk.count > before, "the journal's buffer was not written out")
     }
 
     /// Another database's calls, and reads of the journal's own database, never write the
