@@ -33,13 +33,14 @@ public enum SQLiteProcessSettings {
     /// that changes most of a 350 MB database journals about 100,000 pages, and the
     /// 300,000 calls took a sixth of its time (bench/README.md, "Journal writes").
     ///
-    /// When nothing fails, the file system receives the same bytes, syncs and deletes in
-    /// the same order. When writing the buffer fails, the journal is poisoned: every later
-    /// call on it fails, and its database is not written, until SQLite has closed it and
-    /// rolled it back from the file. The design and the argument are in
-    /// `JournalBufferVFS.c`. It wraps SQLite's "unix" VFS and becomes the
-    /// process's default VFS, which is why the `sqlimport` command calls it and the
-    /// library leaves it to the application.
+    /// When nothing fails, the file system receives the same bytes, syncs and deletes, in
+    /// the same order but that a database page may be written before the journal's last
+    /// records (never before its own original). When writing the buffer fails, the
+    /// journal is poisoned: every later call on it fails, and its database is not
+    /// written, until SQLite has closed it and rolled it back from the file. The design
+    /// and the argument are in `JournalBufferVFS.c`. It wraps SQLite's "unix" VFS and
+    /// becomes the process's default VFS, which is why the `sqlimport` command calls it
+    /// and the library leaves it to the application.
     ///
     /// - Returns: false when there is no "unix" VFS to wrap (nothing changes then).
     @discardableResult
