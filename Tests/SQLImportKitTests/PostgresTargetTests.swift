@@ -244,7 +244,10 @@ import Testing
         let step = ["items.jsonl", "--upsert", "libraryID,remoteID", "--merge", policy]
         if !seed.isEmpty {
             TestSupport.write(seed + "\n", to: directory.appendingPathComponent("items.jsonl"))
-            for database in [url, "app.db"] { #expect(try TestSupport.run(["items.jsonl", "--upsert", "libraryID,remoteID", "--db", database], in: directory).status == 0) }
+            for database in [url, "app.db"] {
+                let seeded = try TestSupport.run(["items.jsonl", "--upsert", "libraryID,remoteID", "--db", database], in: directory)
+                #expect(seeded.status == 0, "seeding \(database == url ? "PostgreSQL" : "SQLite"): \(seeded.stderr)")
+            }
         }
         TestSupport.write(records.joined(separator: "\n") + "\n", to: directory.appendingPathComponent("items.jsonl"))
         let onPostgres = try TestSupport.run(step + ["--db", url, "--report", "pg.json"], in: directory)
