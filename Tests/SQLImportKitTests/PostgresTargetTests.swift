@@ -268,6 +268,41 @@ import Testing
         #expect(try PostgresServer.query(url, query) == liteRows, "\(name)")
     }
 
+    /// Imports into different schemas of one database run side by side: a first load
+    /// holds its table's ACCESS EXCLUSIVE lock until it commits, and a run into another
+    /// schema must not wait for it (a catalog query once read every table's column
+    /// defaults with `pg_get_expr`, which locks the table: two first loads deadlocked).
+    @Test func aRunIsNotBlockedByALockOnATableInAnotherSchema() throws {
+        let url = try PostgresServer.database(schema: Self.schemaName(#function), setUp: Self.itemsSchema)
+        let otherSchema = Self.schemaName("other" + #function)
+        let other = try PostgresServer.database(schema: otherSchema, setUp: Self.itemsSchema)
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        // Holds the other table's lock for 10 s (the server ends the sleep even when the
+        // client is killed at the end of the test).
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        holder.arguments = ["psql", "-q", other, "-c", "BEGIN", "-c", "LOCK TABLE items IN ACCESS EXCLUSIVE MODE", "-c", "SELECT pg_sleep(10)"]
+        holder.standardOutput = FileHandle.nullDevice
+        holder.standardError = FileHandle.nullDevice
+        try holder.run()
+        defer {
+            kill(holder.processIdentifier, SIGKILL)
+            holder.waitUntilExit()
+        }
+        // Wait until the lock is held.
+        var held = false
+        for _ in 0 ..< 50 where !held {
+            held = try PostgresServer.query(url, "SELECT count(*) FROM pg_locks WHERE mode = 'AccessExclusiveLock' AND granted AND relation = '\(otherSchema).items'::regclass") != "0\n"
+            if !held { usleep(100_000) }
+        }
+        try #require(held, "the other schema's table was never locked: the test proves nothing")
+        TestSupport.write(#"{"id":"a","libraryID":1,"remoteID":"r1","name":"one","updatedAt":"t1"}"# + "\n", to: directory.appendingPathComponent("items.jsonl"))
+        let run = try TestSupport.run(["items.jsonl", "--upsert", "libraryID,remoteID", "--db", url, "--busy-timeout", "3000"], in: directory)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try PostgresServer.query(url, "SELECT id FROM items") == "a\n")
+    }
+
     @Test func inspectListsThePostgreSQLKeysAsUpsertValues() throws {
         let url = try PostgresServer.database(schema: Self.schemaName(#function), setUp: Self.itemsSchema)
         let result = try TestSupport.run(["inspect", "Items", "--db", url], in: TestSupport.packageRoot)

@@ -36,13 +36,14 @@ extension PostgresRun {
             """
             WITH tree AS (SELECT $1::regclass::oid AS relid UNION SELECT relid FROM pg_partition_tree($1::regclass)),
               keys AS (SELECT i.indexrelid FROM pg_index i JOIN pg_class ci ON ci.oid = i.indexrelid
-                       WHERE i.indrelid = $1::regclass AND ci.relname::text IN ($2::text, COALESCE($3::text, $2::text)))
+                       WHERE i.indrelid = $1::regclass AND ci.relname::text IN ($2::text, COALESCE($3::text, $2::text))),
+              defaults AS MATERIALIZED (SELECT d.adbin, d.adrelid FROM pg_attrdef d JOIN pg_attribute a ON a.attrelid = d.adrelid AND a.attnum = d.adnum
+                       WHERE d.adrelid IN (SELECT relid FROM tree) AND a.attnum > 0 AND NOT a.attisdropped)
             SELECT EXISTS (SELECT FROM pg_trigger WHERE tgrelid IN (SELECT relid FROM tree) AND NOT tgisinternal)::text,
               EXISTS (SELECT FROM pg_rewrite WHERE ev_class IN (SELECT relid FROM tree) AND ev_type <> '1')::text,
               EXISTS (SELECT FROM pg_constraint WHERE contype = 'f' AND conrelid IN (SELECT relid FROM tree) AND confrelid IN (SELECT relid FROM tree))::text,
-              EXISTS (SELECT FROM pg_attribute a LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
-                      WHERE a.attrelid IN (SELECT relid FROM tree) AND a.attnum > 0 AND NOT a.attisdropped
-                        AND (a.attidentity <> '' OR pg_get_expr(d.adbin, d.adrelid) LIKE '%nextval(%'))::text,
+              (EXISTS (SELECT FROM pg_attribute a WHERE a.attrelid IN (SELECT relid FROM tree) AND a.attnum > 0 AND NOT a.attisdropped AND a.attidentity <> '')
+                OR EXISTS (SELECT FROM defaults WHERE pg_get_expr(adbin, adrelid) LIKE '%nextval(%'))::text,
               (SELECT min(ci.relname) FROM pg_index i JOIN pg_class ci ON ci.oid = i.indexrelid
                WHERE i.indrelid IN (SELECT relid FROM tree) AND (i.indisunique OR i.indisexclusion)
                  AND i.indexrelid NOT IN (SELECT indexrelid FROM keys)
