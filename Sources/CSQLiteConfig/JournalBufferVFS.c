@@ -194,17 +194,17 @@ static int beforeDatabaseWrite(BufferFile *file, int amount, sqlite3_int64 offse
     return rc;
 }
 
-/* Notes what a write that went into `journal`'s buffer holds. Call with its lock held. */
-static void noteHeld(BufferFile *journal, const void *data, int amount, sqlite3_int64 offset) {
+/* Notes what a write that went into `journal`'s buffer holds (`isPage`: it came right
+ * after a 4-byte write). Call with its lock held. */
+static void noteHeld(BufferFile *journal, const void *data, int amount, sqlite3_int64 offset, int isPage) {
     if (amount == 4) {
         const unsigned char *bytes = data;
         journal->lastWord = (unsigned int)bytes[0] << 24 | (unsigned int)bytes[1] << 16 | (unsigned int)bytes[2] << 8 | bytes[3];
         journal->lastWordEnd = offset + 4;
         return;
     }
-    int isPage = offset == journal->lastWordEnd && journal->heldCount >= 0 && journal->heldCount < kHeldCapacity
-        && (journal->heldCount == 0 || journal->heldSize == amount);
-    if (isPage) {
+    if (isPage && journal->heldCount >= 0 && journal->heldCount < kHeldCapacity
+        && (journal->heldCount == 0 || journal->heldSize == amount)) {
         journal->held[journal->heldCount++] = journal->lastWord;
         journal->heldSize = amount;
     } else {
@@ -232,12 +232,13 @@ static int bufferWrite(sqlite3_file *base, const void *data, int amount, sqlite3
     if (file->buffer != NULL && amount <= kBufferCapacity && offset > 0) {
         pthread_mutex_lock(&file->lock);
         int rc = file->poison;
+        /* A page: a write right after its 4-byte number. */
+        int isPage = amount != 4 && offset == file->lastWordEnd;
         if (rc == SQLITE_OK) {
             /* Bytes that do not continue the buffer, or do not fit, send it out first. A
-             * page (a write right after its number) must fit with its checksum: were the
-             * checksum left for the next buffer, the page's record would reach the file
-             * incomplete (which a rollback ignores) while the page was no longer held. */
-            int isPage = amount != 4 && offset == file->lastWordEnd;
+             * page must fit with its checksum: were the checksum left for the next
+             * buffer, the page's record would reach the file incomplete (which a
+             * rollback ignores) while the page was no longer held. */
             int continues = file->bufferLength > 0 && offset == file->bufferOffset + file->bufferLength
                 && file->bufferLength + amount + (isPage ? 4 : 0) <= kBufferCapacity;
             if (!continues) rc = flushLocked(file);
@@ -247,20 +248,22 @@ static int bufferWrite(sqlite3_file *base, const void *data, int amount, sqlite3
             memcpy(file->buffer + file->bufferLength, data, (size_t)amount);
             file->bufferLength += amount;
             file->bufferedWrites += 1;
-            noteHeld(file, data, amount, offset);
+            noteHeld(file, data, amount, offset, isPage);
         }
         pthread_mutex_unlock(&file->lock);
         return rc;
     }
     int rc = file->isMainDatabase ? beforeDatabaseWrite(file, amount, offset) : beforeChange(file);
     if (rc == SQLITE_OK) rc = file->real->pMethods->xWrite(file->real, data, amount, offset);
-    if (file->buffer != NULL) pthread_mutex_lock(&file->lock);
-    if (rc == SQLITE_OK) writebackRangeWrote(&file->writeback, offset, amount);
-    if (file->buffer != NULL) {
-        /* Written past the buffer: a page that follows is not known as any record's. */
-        file->lastWordEnd = -1;
-        pthread_mutex_unlock(&file->lock);
+    if (file->buffer == NULL) {
+        if (rc == SQLITE_OK) writebackRangeWrote(&file->writeback, offset, amount);
+        return rc;
     }
+    pthread_mutex_lock(&file->lock);
+    if (rc == SQLITE_OK) writebackRangeWrote(&file->writeback, offset, amount);
+    /* Written past the buffer: a page that follows is not known as any record's. */
+    file->lastWordEnd = -1;
+    pthread_mutex_unlock(&file->lock);
     return rc;
 }
 
@@ -288,13 +291,11 @@ static int bufferClose(sqlite3_file *base) {
         /* A poisoned handle goes away: SQLite reopens the journal to roll it back. */
         if (file->poison == SQLITE_OK) rc = flushLocked(file);
         pthread_mutex_unlock(&file->lock);
-        writebackRangeClose(&file->writeback);
         pthread_mutex_destroy(&file->lock);
         free(file->buffer);
         file->buffer = NULL;
-    } else {
-        writebackRangeClose(&file->writeback);
     }
+    writebackRangeClose(&file->writeback);
     int closed = file->real->pMethods->xClose(file->real);
     return rc != SQLITE_OK ? rc : closed;
 }
