@@ -83,6 +83,13 @@
 /* The "unix" VFS writes at most 128 KiB - 1 bytes per call (seekAndWrite masks the
  * length to 17 bits), so a joined write stays below that: 31 pages of 4 KiB. */
 enum { kBufferCapacity = 124 << 10 };
+/* The most a write passes to the wrapped VFS at once. SQLite writes more in one call
+ * only when a statement journal kept in memory spills to its file: it writes its chunks
+ * whole, and a chunk is as large as the spill threshold, which sqlimport raises to
+ * 16 MiB (SQLITE_CONFIG_STMTJRNL_SPILL). The unix VFS would write the length modulo
+ * 128 KiB of such a chunk and fail the rest as a full disk; this VFS writes it in
+ * pieces. */
+enum { kLargestWrite = 64 << 10 };
 /* Page numbers kept per buffer: 31 records of 4 KiB pages, 248 of 512-byte pages. More
  * records than that (smaller pages) make the buffer's contents unknown. */
 enum { kHeldCapacity = 256 };
@@ -227,6 +234,19 @@ static int beforeChange(BufferFile *file) {
     return rc;
 }
 
+/* Writes through `real` at most kLargestWrite bytes per call. */
+static int writeInPieces(sqlite3_file *real, const void *data, int amount, sqlite3_int64 offset) {
+    const unsigned char *bytes = data;
+    while (amount > kLargestWrite) {
+        int rc = real->pMethods->xWrite(real, bytes, kLargestWrite, offset);
+        if (rc != SQLITE_OK) return rc;
+        bytes += kLargestWrite;
+        amount -= kLargestWrite;
+        offset += kLargestWrite;
+    }
+    return real->pMethods->xWrite(real, bytes, amount, offset);
+}
+
 static int bufferWrite(sqlite3_file *base, const void *data, int amount, sqlite3_int64 offset) {
     BufferFile *file = (BufferFile *)base;
     if (file->buffer != NULL && amount <= kBufferCapacity && offset > 0) {
@@ -254,7 +274,7 @@ static int bufferWrite(sqlite3_file *base, const void *data, int amount, sqlite3
         return rc;
     }
     int rc = file->isMainDatabase ? beforeDatabaseWrite(file, amount, offset) : beforeChange(file);
-    if (rc == SQLITE_OK) rc = file->real->pMethods->xWrite(file->real, data, amount, offset);
+    if (rc == SQLITE_OK) rc = writeInPieces(file->real, data, amount, offset);
     if (file->buffer == NULL) {
         if (rc == SQLITE_OK) writebackRangeWrote(&file->writeback, offset, amount);
         return rc;

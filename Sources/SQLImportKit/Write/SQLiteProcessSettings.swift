@@ -15,12 +15,20 @@ public enum SQLiteProcessSettings {
     /// each 500-row statement of a delta changes megabytes of pages: a 200,000-row delta
     /// made 420,000 `pwrite` calls to that file (bench/README.md, "Statement journals").
     /// A larger journal still spills, so memory stays bounded.
+    ///
+    /// A journal that spills is written in chunks as large as this limit, and SQLite's
+    /// "unix" VFS writes at most 128 KiB - 1 bytes per call: past that it fails the rest
+    /// of a chunk as a full disk (exit 74 on an empty disk: a statement journal past the
+    /// limit, with 64 KiB pages or a large `--delete-missing`). So 16 MiB comes only with
+    /// the journal VFS (`bufferJournalWrites()`), which writes such a chunk in pieces;
+    /// without it the limit stays below 128 KiB.
     static let statementJournalInMemoryLimit: Int32 = 16 << 20
+    static let statementJournalInMemoryLimitForTheUnixVFS: Int32 = 120 << 10
 
     /// Swift runs a static's initializer once, thread-safely: the settings are applied
     /// by the first `apply()`.
     private static let applied: Void = {
-        _ = sqlimport_set_statement_journal_spill(statementJournalInMemoryLimit)
+        _ = sqlimport_set_statement_journal_spill(statementJournalInMemoryLimitForTheUnixVFS)
     }()
 
     /// Applies the settings that SQLite takes only before it starts (before the first
@@ -46,7 +54,12 @@ public enum SQLiteProcessSettings {
     @discardableResult
     public static func bufferJournalWrites() -> Bool { journalWritesBuffered }
 
-    private static let journalWritesBuffered: Bool = sqlimport_register_journal_buffer_vfs() == SQLITE_OK
+    private static let journalWritesBuffered: Bool = {
+        // Before the registration, which starts SQLite (after which it takes no setting):
+        // the VFS writes a spilled statement journal in pieces, so it may be large.
+        _ = sqlimport_set_statement_journal_spill(statementJournalInMemoryLimit)
+        return sqlimport_register_journal_buffer_vfs() == SQLITE_OK
+    }()
 
     /// Makes the files that connections opened afterwards write through that VFS (a
     /// database, its journal, its WAL) ask Linux, every 2 MiB written, to start writing
