@@ -104,7 +104,7 @@ enum ExitStatus {
             switch error {
             case .brokenPipe: return success
             case .alreadyExists: return usage
-            case .cannotCreate, .writeFailed: return ioError
+            case .cannotCreate, .writeFailed, .appendFailed: return ioError
             case .compressionFailed: return software
             }
         case let error as ExportError:

@@ -121,6 +121,25 @@ import Testing
         #expect(try work.rows() == 20)
     }
 
+    /// A rejects file that cannot take more (here past a file size limit, as on a full
+    /// disk) is an I/O error naming it, exit 74, not an internal error with Foundation's
+    /// text (an adversarial review found exit 70).
+    @Test func aRejectsFileThatCannotBeWrittenIsAnIOErrorNamingIt() throws {
+        let work = try Workspace()
+        defer { work.cleanUp() }
+        try TestSupport.createDatabase(work.database, schema: "CREATE TABLE t (id INTEGER PRIMARY KEY, v INTEGER CHECK (v > 0), note TEXT)")
+        let note = String(repeating: "n", count: 200)
+        let lines = (1 ... 2000).map { #"{"id":\#($0),"v":-1,"note":"\#(note)"}"# }
+        TestSupport.write(lines.joined(separator: "\n") + "\n", to: work.directory.appendingPathComponent("bad.jsonl"))
+        // 64 KiB at most per file: the empty database fits, the 2,000 rejects do not.
+        let run = try TestSupport.runShell(
+            "ulimit -f 64; '\(TestSupport.executable.path)' bad.jsonl --db '\(work.database)' --table t --upsert id --on-error skip --rejects rejects.jsonl",
+            in: work.directory)
+        #expect(run.status == 74, "\(run.stderr)")
+        #expect(run.stderr.contains("rejects.jsonl") && run.stderr.contains("--rejects") && run.stderr.contains("File too large"), "\(run.stderr)")
+        #expect(!run.stderr.contains("NSCocoaErrorDomain"), "\(run.stderr)")
+    }
+
     @Test func closedOrBrokenStandardStreamsKeepTheRunsExitCode() throws {
         let work = try Workspace()
         defer { work.cleanUp() }

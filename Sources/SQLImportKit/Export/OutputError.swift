@@ -8,6 +8,8 @@ public enum OutputError: Error, Equatable, CustomStringConvertible {
     case alreadyExists(path: String, what: String)
     case cannotCreate(path: String, reason: String)
     case writeFailed(path: String, reason: String)
+    /// A file written as the run goes (`--rejects`) could not take more.
+    case appendFailed(path: String, reason: String)
     /// libzstd or zlib refused a parameter or failed.
     case compressionFailed(compression: Compression, reason: String)
 
@@ -21,6 +23,8 @@ public enum OutputError: Error, Equatable, CustomStringConvertible {
             return "cannot create \(path) (\(reason)); check that its folder exists and is writable"
         case .writeFailed(let path, let reason):
             return "writing \(path) failed (\(reason)); check the free space and permissions. Nothing was left behind"
+        case .appendFailed(let path, let reason):
+            return "writing \(path) failed (\(reason)); check the free space and permissions. It keeps the lines written before"
         case .compressionFailed(let compression, let reason):
             return "\(compression.rawValue) compression failed: \(reason)"
         }

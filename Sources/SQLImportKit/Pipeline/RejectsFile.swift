@@ -35,6 +35,7 @@ public struct RejectedRecord: Sendable, Codable {
 
 /// Appends rejected records to `--rejects FILE`, one JSON object per line.
 final class RejectsFile {
+    private let path: String
     private let handle: FileHandle
     private let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
@@ -46,13 +47,26 @@ final class RejectsFile {
         guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
             throw OutputError.cannotCreate(path: path, reason: "the rejects file (--rejects): \(String(cString: strerror(errno)))")
         }
+        self.path = path
         self.handle = handle
     }
 
+    /// Appends `record`; a write that fails (a full disk) is an I/O error naming the file.
     func append(_ record: RejectedRecord) throws {
         var data = try encoder.encode(record)
         data.append(0x0A)
-        try handle.write(contentsOf: data)
+        let descriptor = handle.fileDescriptor
+        try data.withUnsafeBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                if written < 0 && errno == EINTR { continue }
+                guard written > 0 else {
+                    throw OutputError.appendFailed(path: path, reason: "the rejects file (--rejects): \(String(cString: strerror(errno)))")
+                }
+                offset += written
+            }
+        }
     }
 
     func close() {
