@@ -99,7 +99,7 @@ struct Inspect: ParsableCommand {
         var lines = ["nested fields in the first \(sample.records) records of \(input) (import with --flatten):"]
         if sample.groups.isEmpty { lines.append("  none") }
         for group in sample.groups {
-            let enumGroup = sample.enums.first { $0.field.lowercased() == group.field.lowercased() }
+            let enumGroup = sample.enums.first { $0.field.sqliteFolded == group.field.sqliteFolded }
             let kind = enumGroup != nil ? "enum" : "column group"
             lines.append("  \(group.field): \(kind)\(group.naming.isEmpty ? "" : ", by \(group.naming) name")")
             for (path, column) in group.columns {

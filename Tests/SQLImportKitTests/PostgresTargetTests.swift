@@ -480,6 +480,48 @@ import Testing
         }
     }
 
+    /// Records repeating a key: each is written (none dropped for a later one), and a
+    /// record outside a soft-delete index's predicate repeats no target key, as on
+    /// SQLite: the same counts and rows on both, under either `--null-key` policy.
+    @Test func repeatedKeysCountAndApplyAsOnSQLite() throws {
+        let url = try PostgresServer.database(
+            schema: Self.schemaName(#function),
+            setUp: #"CREATE TABLE s (rid bigserial PRIMARY KEY, k TEXT, d TEXT, v TEXT CHECK (v <> 'bad')); CREATE UNIQUE INDEX s_k ON s (k) WHERE d IS NULL;"#)
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        _ = try TestSupport.runShell(
+            "sqlite3 app.db \"CREATE TABLE s (rid INTEGER PRIMARY KEY, k TEXT, d TEXT, v TEXT CHECK (v <> 'bad')); CREATE UNIQUE INDEX s_k ON s (k) WHERE d IS NULL;\"",
+            in: directory)
+        let lines = [
+            #"{"k":"a","d":"x","v":"1"}"#, #"{"k":"a","d":"x","v":"1"}"#, #"{"k":"a","d":"x","v":"2"}"#, #"{"k":"a","v":"2"}"#,
+            #"{"k":"b","v":"3"}"#, #"{"k":"b","v":"4"}"#,
+        ]
+        TestSupport.write(lines.joined(separator: "\n") + "\n", to: directory.appendingPathComponent("s.jsonl"))
+        for policy in ["skip", "insert"] {
+            var counts: [[Int?]] = []
+            for (name, db) in [("pg", url), ("lite", "app.db")] {
+                let result = try TestSupport.run(
+                    ["s.jsonl", "--db", db, "--table", "s", "--upsert", "k", "--null-key", policy, "--report", "\(name).json"], in: directory)
+                #expect(result.status == (policy == "skip" ? 2 : 0), "\(name): \(result.stderr)")
+                let report = try Self.counts(directory.appendingPathComponent("\(name).json"))
+                counts.append((Self.comparedCounts + ["rejected", "duplicateKeys"]).map { report[$0] })
+            }
+            #expect(counts[0] == counts[1], "\(policy): \(counts)")
+        }
+        let query = "SELECT k, coalesce(d, '-'), v FROM s ORDER BY rid"
+        let pgRows = try PostgresServer.query(url, query)
+        #expect(pgRows == "a|-|2\nb|-|4\na|x|1\na|x|1\na|x|2\n", "\(pgRows)")
+        #expect(pgRows == (try TestSupport.runShell("sqlite3 app.db \"\(query)\"", in: directory).stdout))
+        // The earlier of two records with one key is applied too: its CHECK failure stops
+        // the run on both, nothing committed.
+        TestSupport.write(#"{"k":"c","v":"bad"}"# + "\n" + #"{"k":"c","v":"fine"}"# + "\n", to: directory.appendingPathComponent("bad.jsonl"))
+        for db in [url, "app.db"] {
+            let result = try TestSupport.run(["bad.jsonl", "--db", db, "--table", "s", "--upsert", "k"], in: directory)
+            #expect(result.status == 65 && result.stderr.contains("bad.jsonl:1"), "\(db): \(result.stderr)")
+        }
+        #expect(try PostgresServer.query(url, "SELECT count(*) FROM s WHERE k = 'c'") == "0\n")
+    }
+
     /// `--create-index` on a table without the key: the same partial unique index as on
     /// SQLite (the nullable remote id makes it partial), the same rows and counts, a re-run
     /// that uses it; and rows that already break the key refuse it, naming a duplicate.

@@ -19,6 +19,21 @@ import Testing
         }
     }
 
+    /// SQLite ignores the case of ASCII letters only: `Ä` and `ä` are two columns, and a
+    /// field `é` is no column `É` (an adversarial review found them folded together).
+    @Test func fieldsMatchColumnsIgnoringASCIICaseOnly() throws {
+        try withTable(#"CREATE TABLE two (id INTEGER PRIMARY KEY, "Ä" TEXT, "ä" TEXT); CREATE TABLE one (id INTEGER PRIMARY KEY, "É" TEXT)"#, #"{"id":1,"ä":"lower","Ä":"upper"}"#) { input, database in
+            try TestSupport.runImport([input], database: database) { $0.table = "two"; $0.upsert = ["id"] }
+            #expect(try DatabaseQueue(path: database).read { try String.fetchOne($0, sql: #"SELECT "Ä" || ' ' || "ä" FROM two"#) } == "upper lower")
+            let other = TestSupport.write(#"{"id":1,"é":"x"}"#, to: URL(fileURLWithPath: input).deletingLastPathComponent().appendingPathComponent("one.jsonl"))
+            #expect {
+                try TestSupport.runImport([other], database: database) { $0.table = "one"; $0.upsert = ["id"] }
+            } throws: { error in
+                "\(error)".contains(#"no column for field(s) "é""#)
+            }
+        }
+    }
+
     @Test func unknownFieldsAreAnErrorListingThem() throws {
         try withTable("CREATE TABLE t (id INTEGER)", #"{"id":1,"color":"red","size":2}"#) { input, database in
             #expect {

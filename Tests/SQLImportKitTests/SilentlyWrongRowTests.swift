@@ -112,7 +112,8 @@ import Testing
         #expect(strict.stderr.contains("--duplicate-keys error"), "\(strict.stderr)")
 
         // The daylight-saving hour of weather: the repeated key is named with both lines,
-        // and a re-run of the unchanged file writes nothing.
+        // and a re-run of the unchanged file rewrites only that key's row, once per
+        // record, as one plain upsert per record does (it ends as the later record).
         let weather = work.copy("real/weather.csv")
         let key = "origin,year,month,day,hour"
         let load = try work.run([weather, "--null", "NA", "--upsert", key])
@@ -122,7 +123,7 @@ import Testing
         let again = try work.run([weather, "--null", "NA", "--upsert", key])
         #expect(again.status == 0)
         let counts = try work.counts()
-        #expect(counts["updated"] == 0 && counts["inserted"] == 0 && counts["unchanged"] == 1457)
+        #expect(counts["updated"] == 2 && counts["inserted"] == 0 && counts["unchanged"] == 1456)
         let refused = try work.run([weather, "--null", "NA", "--upsert", key, "--duplicate-keys", "error"])
         #expect(refused.status == 65 && refused.stderr.contains("weather.csv:789"))
     }
@@ -241,5 +242,40 @@ import Testing
         #expect(run.status == 0, "\(run.stderr)")
         #expect(try work.value("SELECT count(*) FROM penguins") == 344)
         #expect(try work.value("SELECT max(n) FROM log") == 168)
+    }
+
+    /// A key repeated within one batch applies as one plain upsert per record does: the
+    /// earlier record is written too (an adversarial review found it dropped when a later
+    /// one repeated its key), so its constraint failure stops the run, its new row keeps
+    /// its place in the rowid order, and the key keeps the storage class it was first
+    /// stored with (SQLite's index takes `1` and `1.0` for one key).
+    @Test func aKeyRepeatedWithinABatchAppliesAsOneUpsertPerRecord() throws {
+        for strategy in ["typed", "cached", "multirow", "auto"] {
+            let work = Workspace()
+            defer { work.cleanUp() }
+            try work.schema("""
+                CREATE TABLE t (id INTEGER PRIMARY KEY, v INTEGER CHECK (v > 0));
+                CREATE TABLE items (id INTEGER PRIMARY KEY AUTOINCREMENT, uuid TEXT NOT NULL UNIQUE, title TEXT);
+                CREATE TABLE notes (id TEXT PRIMARY KEY NOT NULL, body TEXT);
+                CREATE TABLE u (k PRIMARY KEY, v TEXT);
+                """)
+            func file(_ name: String, _ lines: [String]) -> String {
+                TestSupport.write(lines.joined(separator: "\n") + "\n", to: work.directory.appendingPathComponent(name))
+            }
+            let check = try work.run([file("t.jsonl", [#"{"id":1,"v":-5}"#, #"{"id":1,"v":5}"#]), "--table", "t", "--upsert", "id", "--strategy", strategy])
+            #expect(check.status == 65, "\(strategy): \(check.stderr)")
+            #expect(check.stderr.contains("t.jsonl:1") && check.stderr.contains("CHECK"), "\(strategy): \(check.stderr)")
+            #expect(try work.value("SELECT count(*) FROM t") == 0)
+            let ids = file("items.jsonl", [#"{"uuid":"A","title":"first"}"#, #"{"uuid":"B","title":"second"}"#, #"{"uuid":"A","title":"first, edited"}"#])
+            #expect(try work.run([ids, "--table", "items", "--upsert", "uuid", "--strategy", strategy]).status == 0)
+            #expect(try work.value("SELECT group_concat(id || uuid || ':' || title, ' ') FROM items") == "1A:first, edited 2B:second")
+            let notes = file("notes.jsonl", [#"{"id":"A","body":"1"}"#, #"{"id":"B","body":"2"}"#, #"{"id":"A","body":"1b"}"#])
+            #expect(try work.run([notes, "--table", "notes", "--upsert", "id", "--strategy", strategy]).status == 0)
+            #expect(try work.value("SELECT group_concat(rowid || id || body, ' ') FROM notes") == "1A1b 2B2")
+            let keys = file("u.jsonl", [#"{"k":1,"v":"a"}"#, #"{"k":1.0,"v":"b"}"#])
+            #expect(try work.run([keys, "--table", "u", "--upsert", "k", "--strategy", strategy]).status == 0)
+            #expect(try work.value("SELECT typeof(k) || ' ' || k || ' ' || v FROM u") == "integer 1 b", "\(strategy)")
+            #expect(try work.counts()["duplicateKeys"] == 1)
+        }
     }
 }

@@ -47,6 +47,52 @@ import Testing
         #expect(try DatabaseQueue(path: database).read { try Int.fetchOne($0, sql: "SELECT count(*) FROM t") } == 0)
     }
 
+    /// Number text (CSV fields, JSON strings) that a numeric column would store as
+    /// something else is refused, as the same numbers in JSON are: infinity for `1e400`,
+    /// zero for `4.9e-325`, an inexact REAL for an integer past Int64 or, in a REAL
+    /// column, past 2^53. (An adversarial review found CSV stored them silently.) Number
+    /// text SQLite reads as written (`" 2.5 "`, `+7`, `1.0`) is stored as SQLite stores it.
+    @Test func numberTextANumericColumnCannotHoldIsRefused() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let database = directory.appendingPathComponent("db.sqlite").path
+        try TestSupport.createDatabase(database, schema: "CREATE TABLE m (id INTEGER PRIMARY KEY, r REAL, i INTEGER, n NUMERIC); CREATE TABLE s (id INTEGER PRIMARY KEY, r REAL) STRICT")
+        var case_ = 0
+        func refused(_ table: String, _ column: String, _ value: String, json: Bool) throws -> String? {
+            case_ += 1
+            let input = json
+                ? TestSupport.write("{\"id\":1,\"\(column)\":\"\(value)\"}\n", to: directory.appendingPathComponent("c\(case_).jsonl"))
+                : TestSupport.write("id,\(column)\n1,\(value)\n", to: directory.appendingPathComponent("c\(case_).csv"))
+            do {
+                try TestSupport.runImport([input], database: database) { $0.table = table; $0.upsert = ["id"] }
+                return nil
+            } catch {
+                return "\(error)"
+            }
+        }
+        for json in [false, true] {
+            for (table, column, value, why) in [
+                ("m", "r", "1e400", "infinity or zero"), ("m", "i", "1e400", "infinity or zero"), ("m", "n", "-1e400", "infinity or zero"),
+                ("m", "i", "4.9e-325", "infinity or zero"), ("m", "r", "1e-400", "infinity or zero"), ("s", "r", "1e400", "infinity or zero"),
+                ("m", "r", "12345678901234567890123", "inexact REAL"), ("m", "n", "+18446744073709551615", "inexact REAL"),
+                ("m", "r", "9007199254740993", "neighbouring value"),
+            ] {
+                let error = try refused(table, column, value, json: json)
+                #expect(error?.contains(why) == true && error?.contains(":2") == !json, "\(table).\(column) = \(value), json \(json): \(error ?? "stored")")
+            }
+        }
+        #expect(try DatabaseQueue(path: database).read { try Int.fetchOne($0, sql: "SELECT count(*) FROM m") } == 0)
+        for json in [false, true] {
+            let input = json
+                ? TestSupport.write(#"{"id":1,"r":"2.5","i":"+7","n":"1.0"}"# + "\n", to: directory.appendingPathComponent("ok.jsonl"))
+                : TestSupport.write("id,r,i,n\n1, 2.5 ,+7,1.0\n", to: directory.appendingPathComponent("ok.csv"))
+            try TestSupport.runImport([input], database: database) { $0.table = "m"; $0.upsert = ["id"] }
+            let row = try DatabaseQueue(path: database).read { try Row.fetchOne($0, sql: "SELECT typeof(r), r, typeof(i), i, typeof(n), n FROM m")! }
+            #expect(row[0] as String == "real" && row[1] as Double == 2.5 && row[2] as String == "integer" && row[3] as Int64 == 7, "\(row)")
+            #expect(row[4] as String == "integer" && row[5] as Int64 == 1, "\(row)")
+        }
+    }
+
     @Test func floatsRoundTripBitForBit() throws {
         let texts = ["0.1", "1e308", "-1.7976931348623157e308", "5e-324", "2.2250738585072014e-308", "0.30000000000000004", "123456789.123456789", "1.5"]
         let jsonl = texts.map { "{\"v\":\($0)}" }.joined(separator: "\n")

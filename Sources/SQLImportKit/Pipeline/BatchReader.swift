@@ -109,6 +109,7 @@ final class BatchReader: BatchSource, @unchecked Sendable {
 
     /// Stops reading (after an error on the writing side) and waits for the thread.
     func stop() {
+        keyOrder?.cancel()
         full.close()
         empty.close()
         runs.close()
@@ -139,6 +140,7 @@ final class BatchReader: BatchSource, @unchecked Sendable {
 
     private func run() {
         var recordsRead = 0
+        var batchesRead = 0
         for (index, path) in paths.enumerated() {
             do {
                 let input = try InputSource(path: path)
@@ -149,6 +151,11 @@ final class BatchReader: BatchSource, @unchecked Sendable {
                 while more {
                     let room = commitEvery.map { $0 - recordsRead % $0 } ?? Int.max
                     let batch: RecordBatch
+                    // Past the batches the writer may hold before it decides, wait for
+                    // its decision: runs then start at the same record whatever the
+                    // timing (`KeyOrder`).
+                    if let keyOrder, batchesRead >= batchesTheWriterMayHold { keyOrder.awaitDecision() }
+                    batchesRead += 1
                     if let keyOrder, let spec = keyOrder.spec {
                         // Read into the stage, then copy it sorted into a free run.
                         let stage = self.stage ?? RecordBatch()

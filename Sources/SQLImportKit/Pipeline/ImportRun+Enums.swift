@@ -7,7 +7,7 @@ extension ImportRun {
     func resolveDeclaredEnums(schema: TableSchema) throws {
         var seen = Set<String>()
         for declared in options.enumGroups {
-            guard seen.insert(declared.field.lowercased()).inserted else { throw NestedFieldError.declaredTwice(field: declared.field) }
+            guard seen.insert(declared.field.sqliteFolded).inserted else { throw NestedFieldError.declaredTwice(field: declared.field) }
             var group = declared
             group.columns = try declared.columns.map { name in
                 guard let index = schema.columnIndex(named: name) else {
@@ -22,8 +22,8 @@ extension ImportRun {
             enumGroups.append(group)
         }
         summary.enumGroups = enumGroups.map(\.description)
-        decidedNestedFields.formUnion(options.enumGroups.map { $0.field.lowercased() })
-        decidedNestedFields.formUnion(options.columnGroups.map { $0.lowercased() })
+        decidedNestedFields.formUnion(options.enumGroups.map { $0.field.sqliteFolded })
+        decidedNestedFields.formUnion(options.columnGroups.map { $0.sqliteFolded })
     }
 
     /// Ties the input columns from `first` on to the enum groups, recognising enums
@@ -35,7 +35,7 @@ extension ImportRun {
         var fresh = Set<String>()
         for input in first ..< fieldNames.count {
             let parts = FieldPath.components(fieldNames[input])
-            if parts.count > 1, !decidedNestedFields.contains(parts[0].lowercased()) { fresh.insert(parts[0].lowercased()) }
+            if parts.count > 1, !decidedNestedFields.contains(parts[0].sqliteFolded) { fresh.insert(parts[0].sqliteFolded) }
         }
         if !fresh.isEmpty {
             let found = try NestedFields.inferEnums(
@@ -51,15 +51,15 @@ extension ImportRun {
         }
         guard !enumGroups.isEmpty else { return }
         for input in first ..< fieldNames.count {
-            let column = tableColumnOfInput[input].map { schema.columns[$0].name.lowercased() }
+            let column = tableColumnOfInput[input].map { schema.columns[$0].name.sqliteFolded }
             for (index, group) in enumGroups.enumerated() {
                 if let caseName = NestedFields.caseName(of: fieldNames[input], in: group.field) {
-                    if let column, !group.columns.contains(where: { $0.lowercased() == column }) {
+                    if let column, !group.columns.contains(where: { $0.sqliteFolded == column }) {
                         throw NestedFieldError.unknownCase(
                             firstPosition(of: input, in: batch), path: FieldPath.dotted(fieldNames[input]), group: group.description)
                     }
                     enumCaseOfInput[input] = (index, caseName)
-                } else if let column, group.columns.contains(where: { $0.lowercased() == column }) {
+                } else if let column, group.columns.contains(where: { $0.sqliteFolded == column }) {
                     enumColumnOfDirectInput[input] = index
                 }
             }

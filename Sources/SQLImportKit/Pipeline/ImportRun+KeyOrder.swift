@@ -4,8 +4,10 @@ import GRDB
 /// What the reader sorts each run by (`KeyOrder`), decided once the write session knows
 /// which conflict clause each statement tries first.
 extension ImportRun {
-    /// Starts key-ordered reading when it cannot change what the run leaves behind.
+    /// Starts key-ordered reading when it cannot change what the run leaves behind, and
+    /// tells the reader so either way (`KeyOrder.decide`).
     func startKeyOrder(_ session: WriteSession) throws {
+        defer { source.keyOrder?.decide() }
         guard let keyOrder = source.keyOrder, let target, let schema else { return }
         guard let spec = try keyOrderSpec(session, target: target, schema: schema) else {
             summary.keyOrder = "input order: \(keyOrderRefusal ?? "")"
@@ -66,9 +68,9 @@ extension ImportRun {
     private func keyOrderColumns(_ names: [String], schema: TableSchema) -> [KeyOrder.Column]? {
         // The index the clause names, for its collations: the target's own key, or the
         // primary key's (another index on the same columns may collate otherwise).
-        let wanted = Set(names.map { $0.lowercased() })
-        let key = target.flatMap { Set($0.columns.map { $0.lowercased() }) == wanted ? $0.key : nil }
-            ?? schema.uniqueKeys.first { $0.origin == .primaryKey && Set($0.columns.map { $0.lowercased() }) == wanted }
+        let wanted = Set(names.map { $0.sqliteFolded })
+        let key = target.flatMap { Set($0.columns.map { $0.sqliteFolded }) == wanted ? $0.key : nil }
+            ?? schema.uniqueKeys.first { $0.origin == .primaryKey && Set($0.columns.map { $0.sqliteFolded }) == wanted }
         var columns: [KeyOrder.Column] = []
         for name in names {
             guard let index = schema.columnIndex(named: name) else { return nil }
@@ -76,7 +78,7 @@ extension ImportRun {
             guard inputs.count == 1 else { return nil }
             let column = schema.columns[index]
             let affinity = schema.isStrict ? ColumnAffinity(strictType: column.declaredType) : column.affinity
-            let position = key?.columns.firstIndex { $0.lowercased() == name.lowercased() }
+            let position = key?.columns.firstIndex { $0.sqliteFolded == name.sqliteFolded }
             let collation = (position.flatMap { key?.collations?[$0] } ?? "BINARY").uppercased()
             let comparison: KeyOrder.Comparison
             switch (affinity, collation) {

@@ -5,20 +5,21 @@ extension ImportRun {
     /// A record's fate, decided before its batch is written.
     enum KeyDecision: UInt8 {
         case write
-        /// Set aside (`--null-key skip`), or superseded by a later record of the same
-        /// batch with the same key: not written at all.
+        /// Set aside (`--null-key skip`, or rejected already): not written at all.
         case pass
     }
 
     /// Decides `plan.decisions[row - firstRow]` for `rows` of `batch`, counts `nullKey`
     /// and repeated keys, and throws where a policy says the run must stop.
     ///
-    /// A record whose key a later record of the same batch repeats is not written: the
-    /// later one wins anyway, and so an unchanged re-run writes nothing for it. Repeats
-    /// farther apart are both written, in order (the later wins), and SQLite tells them:
-    /// the later one's conflict lands on a row this run wrote (`TouchedRows`). Without
-    /// rowids, or in a dry run, the `KeyLedger` counts them. Either way each repeat is
-    /// counted once.
+    /// Every record is written, in order, a repeated key too (the later record wins):
+    /// SQLite tells the repeat, whose conflict lands on a row this run wrote
+    /// (`TouchedRows`); without rowids, or in a dry run, the `KeyLedger` counts it. Either
+    /// way each repeat is counted once. (An earlier version did not write a record that a
+    /// later one of the same batch repeated. That left the same row only when nothing but
+    /// the row could tell: the earlier record's constraint failure went unreported, a new
+    /// row took the later record's place in the rowid order, and `1.0` replaced the key
+    /// `1` that SQLite keeps. SilentlyWrongRowTests has the cases.)
     func decideKeys(of batch: RecordBatch, rows: Range<Int>, inputName: String, plan: inout BatchPlan) throws {
         let firstRow = rows.lowerBound
         let count = rows.count
@@ -35,7 +36,7 @@ extension ImportRun {
                 plan.fingerprints.append(0)  // rejected already, or a deletion: no key to repeat
                 continue
             }
-            if let value = keyFingerprint(row: row, of: batch, shape: plan.shapes[index], inside: plan.inside[index], seed: 0) {
+            if let value = keyFingerprint(row: row, of: batch, shape: plan.shapes[index], inside: plan.inside[index]) {
                 plan.fingerprints.append(value)
                 continue
             }
@@ -60,42 +61,34 @@ extension ImportRun {
                 if firstNullKey == nil { firstNullKey = position }
             }
         }
-        // The next record of the batch with the same key, found backwards. It supersedes
-        // this one only where writing both in order would leave the same row: the later
-        // one has the same columns and the same values in every key column (a second,
-        // independent fingerprint over them confirms it, never a 64-bit collision), the
-        // policy is replace, a failure stops the run (so the later one cannot be set
-        // aside instead), and no trigger watches the writes.
+        // The next record of the batch with the same key, found backwards: records with
+        // the same key are never written by one multi-row statement (`plan.next`, see
+        // `ImportRun.write`), since SQLite checks foreign keys at the end of a statement,
+        // so a later record could excuse an earlier one's violation.
         plan.keys.reset(capacityFor: count)
-        // Records with the same key are never written by one multi-row statement either
-        // (`plan.next`, see `ImportRun.write`): SQLite checks foreign keys at the end of a
-        // statement, so a later record could excuse an earlier one's violation.
-        let supersedes = options.merge == .replace && options.onError == .abort && !(session?.hasTriggers ?? true)
         for index in stride(from: count - 1, through: 0, by: -1) {
             let fingerprint = plan.fingerprints[index]
             guard fingerprint != 0, let next = plan.keys.exchange(fingerprint, index: index) else { continue }
             plan.next[index] = next
-            if supersedes, plan.shapes[index] === plan.shapes[next],
-                identityFingerprint(row: firstRow + index, of: batch, shape: plan.shapes[index])
-                    == identityFingerprint(row: firstRow + next, of: batch, shape: plan.shapes[next])
-            {
-                plan.decisions[index] = .pass
-            }
         }
-        let countsInSQLite = session?.tracksRowids ?? false
+        guard !(session?.tracksRowids ?? false) else {
+            // SQLite counts the repeats, by the rows they land on; a repeat within the
+            // batch is named here with both its lines (a row tells neither).
+            if options.duplicateKeys == .error || firstDuplicate == nil && session?.counters.firstDuplicateRowid == nil,
+                let index = plan.next.firstIndex(where: { $0 >= 0 })
+            {
+                try nameRepeat(
+                    earlier: "\(batch.position(row: firstRow + index, inputName: inputName))",
+                    later: batch.position(row: firstRow + plan.next[index], inputName: inputName), row: firstRow + index, of: batch,
+                    shape: plan.shapes[index], inside: plan.inside[index])
+            }
+            return
+        }
         for index in 0 ..< count {
             let fingerprint = plan.fingerprints[index]
             guard fingerprint != 0 else { continue }
             let row = firstRow + index
-            let next = plan.next[index]
-            if plan.decisions[index] == .pass {
-                try noteDuplicate(
-                    earlier: "\(batch.position(row: row, inputName: inputName))",
-                    later: batch.position(row: firstRow + next, inputName: inputName), row: row, of: batch, shape: plan.shapes[index],
-                    inside: plan.inside[index])
-            } else if !countsInSQLite,
-                let previous = keyLedger.insert(fingerprint, position: KeyLedger.pack(input: batch.inputIndex, line: batch.lines[row]))
-            {
+            if let previous = keyLedger.insert(fingerprint, position: KeyLedger.pack(input: batch.inputIndex, line: batch.lines[row])) {
                 let (input, line) = KeyLedger.unpack(previous)
                 try noteDuplicate(
                     earlier: "\(inputNames[input]):\(line)", later: batch.position(row: row, inputName: inputName), row: row, of: batch,
@@ -106,28 +99,25 @@ extension ImportRun {
 
     /// The fingerprint of the key that decides `row`'s row: the conflict target's when
     /// the record is inside its predicate with no NULL in it, else the primary key's (when
-    /// the input supplies it), else nil. `seed` 0 is the ledger's; another seed gives an
-    /// independent fingerprint that confirms a match.
+    /// the input supplies it), else nil.
     @inline(__always)
-    private func keyFingerprint(row: Int, of batch: RecordBatch, shape: RowShape, inside: Bool, seed: UInt8) -> UInt64? {
+    private func keyFingerprint(row: Int, of batch: RecordBatch, shape: RowShape, inside: Bool) -> UInt64? {
         let columns = keyColumns(of: shape)
-        if inside, let value = KeyLedger.fingerprint(row: row, of: batch, shape: shape, columns: columns.target, domain: seed) {
+        if inside, let value = KeyLedger.fingerprint(row: row, of: batch, shape: shape, columns: columns.target, domain: 0) {
             return value
         }
         guard target?.fallbackKey != nil else { return nil }
-        return KeyLedger.fingerprint(row: row, of: batch, shape: shape, columns: columns.primaryKey, domain: seed + 1)
+        return KeyLedger.fingerprint(row: row, of: batch, shape: shape, columns: columns.primaryKey, domain: 1)
     }
 
-    /// A fingerprint of all of `row`'s key values, target's and primary key's.
-    /// The record's key columns as spelled: a record supersedes an earlier one only when
-    /// it would store the same key text (under `NOCASE`, `ABC` and `abc` are one key, and
-    /// the row keeps the first spelling, which is the earlier record's).
-    private func identityFingerprint(row: Int, of batch: RecordBatch, shape: RowShape) -> UInt64? {
-        KeyLedger.fingerprint(row: row, of: batch, shape: shape, columns: keyColumns(of: shape).identity, domain: 2, spelled: true)
-    }
-
+    /// Counts a repeat the `KeyLedger` found, and names it.
     private func noteDuplicate(earlier: String, later: SourcePosition, row: Int, of batch: RecordBatch, shape: RowShape, inside: Bool) throws {
-        supersededKeys += 1
+        ledgerRepeats += 1
+        try nameRepeat(earlier: earlier, later: later, row: row, of: batch, shape: shape, inside: inside)
+    }
+
+    /// Names the first repeat for the warning, or stops the run (`--duplicate-keys error`).
+    private func nameRepeat(earlier: String, later: SourcePosition, row: Int, of batch: RecordBatch, shape: RowShape, inside: Bool) throws {
         guard options.duplicateKeys == .error || firstDuplicate == nil else { return }
         let columns = keyColumns(of: shape)
         let byTarget = inside && KeyLedger.fingerprint(row: row, of: batch, shape: shape, columns: columns.target, domain: 0) != nil
@@ -149,7 +139,7 @@ extension ImportRun {
         if let known = shape.keyColumns { return known }
         func present(_ names: [String], collations: [String]?) -> [KeyColumn] {
             names.enumerated().compactMap { offset, name in
-                guard let position = shape.statement.columns.firstIndex(where: { $0.lowercased() == name.lowercased() }) else { return nil }
+                guard let position = shape.statement.columns.firstIndex(where: { $0.sqliteFolded == name.sqliteFolded }) else { return nil }
                 return KeyColumn(position: position, affinity: shape.affinities[position], collation: collations?[offset])
             }
         }
@@ -160,9 +150,7 @@ extension ImportRun {
         let primaryKeyCollations = schema?.uniqueKeys.first { $0.origin == .primaryKey }?.collations
         let result = RowShape.KeyColumns(
             target: complete(target?.columns ?? [], collations: target?.key.collations),
-            primaryKey: complete(target?.fallbackKey ?? [], collations: primaryKeyCollations),
-            identity: present(target?.columns ?? [], collations: target?.key.collations)
-                + present(schema?.primaryKey ?? [], collations: primaryKeyCollations))
+            primaryKey: complete(target?.fallbackKey ?? [], collations: primaryKeyCollations))
         shape.keyColumns = result
         return result
     }

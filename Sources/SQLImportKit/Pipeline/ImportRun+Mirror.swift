@@ -25,20 +25,20 @@ extension ImportRun {
             return input
         }
         if let tombstone = mirror.tombstone {
-            tombstoneInput = fieldNames.firstIndex { $0.lowercased() == tombstone.field.lowercased() }
+            tombstoneInput = fieldNames.firstIndex { $0.sqliteFolded == tombstone.field.sqliteFolded }
         }
     }
 
     /// How statements name the rowid of `schema`'s table (a column may shadow `_rowid_`).
     static func rowidName(of schema: TableSchema) -> String {
-        let names = Set(schema.columns.map { $0.name.lowercased() })
+        let names = Set(schema.columns.map { $0.name.sqliteFolded })
         return ["_rowid_", "rowid", "oid"].first { !names.contains($0) } ?? "_rowid_"
     }
 
     /// Whether `name` is the tombstone field, which needs no column of its own.
     func isTombstoneField(_ name: String) -> Bool {
         guard let field = options.mirror.tombstone?.field else { return false }
-        return name.lowercased() == field.lowercased()
+        return name.sqliteFolded == field.sqliteFolded
     }
 
     /// Notes the scope values of `row`.

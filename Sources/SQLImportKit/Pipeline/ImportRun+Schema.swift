@@ -25,13 +25,13 @@ extension ImportRun {
         if names.count > limit { throw SchemaError.tooManyColumns(table: table, count: names.count, limit: limit) }
         var fieldOfColumn: [String: Int] = [:]
         for index in columnNames.indices where !excluded.contains(index) {
-            if let other = fieldOfColumn[columnNames[index].lowercased()], FieldPath.components(fieldNames[index]).count > 1
+            if let other = fieldOfColumn[columnNames[index].sqliteFolded], FieldPath.components(fieldNames[index]).count > 1
                 || FieldPath.components(fieldNames[other]).count > 1
             {
                 throw NestedFieldError.sameColumn(
                     fields: [fieldNames[other], fieldNames[index]].map(FieldPath.dotted), column: columnNames[other], table: table, prefixHelps: false)
             }
-            fieldOfColumn[columnNames[index].lowercased()] = index
+            fieldOfColumn[columnNames[index].sqliteFolded] = index
         }
         try checkCaseCollisions(names)
         let (primaryKey, indexed) = try newTableKeys(sample: sample)
@@ -41,9 +41,9 @@ extension ImportRun {
             typeOverrides: options.typeOverrides)
         summary.createdTable = creation.sql
         let sampled = min(sample.reduce(0) { $0 + $1.rowCount }, options.inferRows)
-        let overridden = Set(options.typeOverrides.keys.map { $0.lowercased() })
-        for column in creation.schema.columns where !overridden.contains(column.name.lowercased()) {
-            inferredTypes[column.name.lowercased()] = sampled
+        let overridden = Set(options.typeOverrides.keys.map { $0.sqliteFolded })
+        for column in creation.schema.columns where !overridden.contains(column.name.sqliteFolded) {
+            inferredTypes[column.name.sqliteFolded] = sampled
             if column.declaredType == "ANY" {
                 summary.warnings.append(
                     "column \(SQLIdentifier.quote(column.name)) had no value in the first \(sampled) records, so it was created as ANY, which stores each value as the type it looks like; pass --type \(column.name)=TYPE to give it a type")
@@ -73,7 +73,7 @@ extension ImportRun {
     ///   primary key can be had, before anything is written.
     func newTableKeys(sample: [RecordBatch]) throws -> (primaryKey: [String], indexed: (columns: [String], nullable: [String])?) {
         guard let upsert = options.upsert else { return (options.primaryKey, nil) }
-        func column(_ name: String) -> Int? { columnNames.firstIndex { $0.lowercased() == name.lowercased() } }
+        func column(_ name: String) -> Int? { columnNames.firstIndex { $0.sqliteFolded == name.sqliteFolded } }
         /// The first sampled record where one of `names` is null or missing, with those columns.
         func firstNull(_ names: [String]) -> (SourcePosition, [String])? {
             var remaining = options.inferRows
@@ -93,12 +93,12 @@ extension ImportRun {
             return found.map { position, columns in (position, names.filter { columns.contains($0) }) }
         }
         let nullable = firstNull(upsert)
-        let sameAsKey = Set(options.primaryKey.map { $0.lowercased() }) == Set(upsert.map { $0.lowercased() })
+        let sameAsKey = Set(options.primaryKey.map { $0.sqliteFolded }) == Set(upsert.map { $0.sqliteFolded })
         if !options.primaryKey.isEmpty {
             return (options.primaryKey, sameAsKey ? nil : (upsert, nullable?.1 ?? []))
         }
         guard let (position, nullColumns) = nullable else { return (upsert, nil) }
-        guard let id = column("id").map({ columnNames[$0] }), !upsert.contains(where: { $0.lowercased() == "id" }), firstNull([id]) == nil else {
+        guard let id = column("id").map({ columnNames[$0] }), !upsert.contains(where: { $0.sqliteFolded == "id" }), firstNull([id]) == nil else {
             throw UpsertError.nullKeyNeedsPrimaryKey(table: table, columns: nullColumns, position: position)
         }
         return ([id], (upsert, nullColumns))
@@ -114,10 +114,10 @@ extension ImportRun {
     func checkCaseCollisions(_ names: [String]) throws {
         var seen: [String: String] = [:]
         for name in names {
-            if let other = seen[name.lowercased()] {
+            if let other = seen[name.sqliteFolded] {
                 throw SchemaError.fieldsCollide(table: table, fields: [other, name], column: other)
             }
-            seen[name.lowercased()] = name
+            seen[name.sqliteFolded] = name
         }
     }
 
@@ -167,8 +167,8 @@ extension ImportRun {
     /// the index is partial and records with a NULL there go to the primary-key clause.
     func createIndex(on columns: [String], nullable: [String], in schema: inout TableSchema) throws -> UniqueKey {
         let names = columns.map { name in schema.columns[schema.columnIndex(named: name)!].name }
-        let nullableNames = Set(nullable.map { $0.lowercased() })
-        let predicate = names.filter { nullableNames.contains($0.lowercased()) }.map { "\(SQLIdentifier.quote($0)) IS NOT NULL" }
+        let nullableNames = Set(nullable.map { $0.sqliteFolded })
+        let predicate = names.filter { nullableNames.contains($0.sqliteFolded) }.map { "\(SQLIdentifier.quote($0)) IS NOT NULL" }
             .joined(separator: " AND ")
         let quoted = SQLIdentifier.quoteList(names)
         let notNull = names.map { "\(SQLIdentifier.quote($0)) IS NOT NULL" }.joined(separator: " AND ")
@@ -309,7 +309,7 @@ extension ImportRun {
             // index, or with a NULL key column, which a UNIQUE index never matches) are
             // matched by their primary key instead, so that a re-run finds them.
             if !primaryKey.isEmpty,
-                Set(primaryKey.map { $0.lowercased() }) != Set(target.columns.map { $0.lowercased() }),
+                Set(primaryKey.map { $0.sqliteFolded }) != Set(target.columns.map { $0.sqliteFolded }),
                 primaryKey.allSatisfy({ mapped.contains(schema.columnIndex(named: $0)!) })
             {
                 target.fallbackKey = primaryKey

@@ -73,8 +73,8 @@ final class ImportRun {
     var batchPlan = BatchPlan()
     var firstNullKey: SourcePosition?
     var firstDuplicate: String?
-    /// Repeats found before writing (in a batch, or by the `KeyLedger`).
-    var supersededKeys = 0
+    /// Repeats the `KeyLedger` found (where SQLite cannot tell them).
+    var ledgerRepeats = 0
 
     init(
         options: ImportOptions, db: Database, table: String, source: BatchSource, transaction: RunTransaction, summary: ImportSummary,
@@ -258,7 +258,7 @@ final class ImportRun {
             summary.counts.skipped = counts.skipped
             summary.counts.ignored = counts.ignored
         }
-        summary.counts.duplicateKeys = supersededKeys + (session?.counts.duplicates ?? 0)
+        summary.counts.duplicateKeys = ledgerRepeats + (session?.counts.duplicates ?? 0)
     }
 
     func finishSummary() {

@@ -150,7 +150,7 @@ public final class Importer {
         if options.inferRows == ImportOptions.inferFromAllRecords, try TableSchema.read(db, table: table) == nil {
             // --infer-rows all: a first pass types every column from every record; the
             // second pass creates the table with those types and loads it.
-            for (column, type) in try inferTypesFromAllRecords() where !options.typeOverrides.keys.contains(where: { $0.lowercased() == column.lowercased() }) {
+            for (column, type) in try inferTypesFromAllRecords() where !options.typeOverrides.keys.contains(where: { $0.sqliteFolded == column.sqliteFolded }) {
                 options.typeOverrides[column] = type
             }
             options.inferRows = 1000

@@ -27,6 +27,12 @@ import Foundation
 ///
 /// Checkpoints stay exact: a batch never crosses a `--commit-every` boundary, and a
 /// resumed run skips committed records by their byte offsets (`ImportRun.write`).
+///
+/// Runs start at the same record in every run of the same input: the reader reads the
+/// batches the writer may hold before it creates the table (`batchesTheWriterMayHold`)
+/// in input order, and then waits for the writer's decision (`decide`) before it reads
+/// on, however fast either thread is. (Where runs started used to depend on timing, so
+/// two runs of one input could give new rows different rowids.)
 final class KeyOrder: @unchecked Sendable {
     enum Comparison: Sendable, Equatable {
         case integer
@@ -80,6 +86,29 @@ final class KeyOrder: @unchecked Sendable {
         get { lock.withLock { current } }
         set { lock.withLock { current = newValue } }
     }
+
+    private let decision = NSCondition()
+    private var decided = false
+
+    /// Tells the reader that the writer has decided how runs are ordered (`spec`, set
+    /// before, or none), or that it reads on in input order for now (no record yet to
+    /// decide on).
+    func decide() {
+        decision.withLock {
+            decided = true
+            decision.broadcast()
+        }
+    }
+
+    /// On the reading thread: waits for `decide()` (or `cancel()`).
+    func awaitDecision() {
+        decision.withLock {
+            while !decided { decision.wait() }
+        }
+    }
+
+    /// Releases a reader waiting for a decision that will not come (the run stopped).
+    func cancel() { decide() }
 
     /// Runs sorted, runs left in input order, and the largest run, for the report.
     var counts: (sorted: Int, leftInOrder: Int, largestRun: Int) {

@@ -1,17 +1,15 @@
 /// How one batch's records are applied, decided in input order on the writing thread, as
 /// the SQLite target decides it (`ImportRun+Keys`):
-/// - a record is superseded (dropped, counted as a repeated key) under `--merge replace`
-///   when the next record sharing its conflict-target key or its primary key has the same
-///   shape and the same value in every key column: writing both would leave the same row;
-/// - every other record gets a round: one more than the latest earlier record of the
-///   batch sharing either key, so that no statement touches a row twice and records of
-///   one row apply in input order;
+/// - every record gets a round: one more than the latest earlier record of the batch
+///   sharing either key, so that no statement touches a row twice and records of one row
+///   apply in input order, each written, as one plain upsert per record would (none is
+///   dropped for a later one: its constraint failure would go unreported);
 /// - a record is a repeat when an earlier record of the run shared either key (it lands
 ///   on a row the run already touched).
 struct PostgresBatchPlan {
-    /// Per row: 0 when superseded, else its round (1, 2, ...).
+    /// Per row: its round (1, 2, ...).
     var rounds: [Int32]
-    /// Records superseded or landing on a key the run met before.
+    /// Records landing on a key the run met before.
     var repeats = 0
     /// True when a key is shared by records of different shapes: the batch is then
     /// applied in runs of consecutive records of one shape, in input order.
@@ -22,35 +20,18 @@ struct PostgresBatchPlan {
     /// - Parameters:
     ///   - keys: per row, the hashes of its complete conflict-target key and of its
     ///     complete primary key (nil where a column is NULL or missing).
-    ///   - identities: per row, the text of every key column, for exact comparison.
     ///   - shapes: per row, a number naming its shape.
     ///   - tombstones: the rows that are tombstones (`--tombstone`).
     ///   - seen: the hashes of the keys earlier batches met (updated).
     ///   - duplicate: called for the first repeat when repeats are errors, with the rows.
     init(
-        keys: [(target: Int?, primary: Int?)], identities: [[UInt8]], shapes: [Int], tombstones: Set<Int> = [], supersedes: Bool, seen: inout Set<Int>,
+        keys: [(target: Int?, primary: Int?)], shapes: [Int], tombstones: Set<Int> = [], seen: inout Set<Int>,
         duplicate: ((_ earlier: Int?, _ later: Int) throws -> Void)?
     ) rethrows {
         let count = keys.count
         rounds = Array(repeating: 1, count: count)
         // Per-row arrays and growing dictionaries were a tenth of a first load's writing
         // thread: the keys are handled one by one, and the dictionaries sized once.
-        // Backwards: the next record sharing a key.
-        var nextByKey: [Int: Int] = [:]
-        nextByKey.reserveCapacity(count * 2)
-        var superseder = Array(repeating: -1, count: count)
-        for row in stride(from: count - 1, through: 0, by: -1) {
-            let (target, primary) = keys[row]
-            let byTarget = target.flatMap { nextByKey[$0] }
-            let byPrimary = primary.flatMap { nextByKey[$0] }
-            let next = byTarget.map { first in byPrimary.map { min(first, $0) } ?? first } ?? byPrimary
-            if supersedes, let next, shapes[next] == shapes[row], identities[next] == identities[row] {
-                rounds[row] = 0
-                superseder[row] = next
-            }
-            if let target { nextByKey[target] = row }
-            if let primary { nextByKey[primary] = row }
-        }
         var latest: [Int: (round: Int32, row: Int)] = [:]
         latest.reserveCapacity(count * 2)
         var lastWritten: [Int: (round: Int32, row: Int)] = [:]
@@ -62,11 +43,6 @@ struct PostgresBatchPlan {
             for key in [target, primary] {
                 guard let key else { continue }
                 if let shape = shapeOfKey.updateValue(shapes[row], forKey: key), shape != shapes[row] { shapesShareKeys = true }
-            }
-            if rounds[row] == 0 {
-                repeats += 1
-                try duplicate?(row, superseder[row])
-                continue
             }
             var earlier: (round: Int32, row: Int)?
             // The latest earlier record that wrote (not a tombstone), for the count.

@@ -4,7 +4,7 @@ extension PostgresRun {
     /// having written nothing, for the staging route to write the batch.
     ///
     /// While the table holds only this run's rows (`insertsOnly`), a batch whose records
-    /// each have a key of their own (one round, nothing superseded) inserts every record,
+    /// each have a key of their own (one round) inserts every record,
     /// exactly when none of them meets a row: then the upserts would have inserted them
     /// all. A record that meets a row (another session's, or an earlier record's primary
     /// key) makes the COPY fail with a unique violation; it is rolled back to a savepoint

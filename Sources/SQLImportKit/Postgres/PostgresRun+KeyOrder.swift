@@ -10,6 +10,7 @@ extension PostgresRun {
     /// Sets the reader's sort once the first batch has named the input's fields, or
     /// reports why records keep their input order.
     func startKeyOrder() throws {
+        defer { keyOrder?.decide() }
         guard let keyOrder, keyOrder.spec == nil, !keyOrderDecided, let target else { return }
         keyOrderDecided = true
         if let reason = try keyOrderRefusal(target: target) {

@@ -208,6 +208,9 @@ final class PostgresRun {
             try prepareMirror()
             try deferIndexes(before: batch)
             try startKeyOrder()
+        } else {
+            // Nothing to decide key order on yet: the reader reads on in input order.
+            keyOrder?.decide()
         }
         // Records an interrupted run committed are passed over (--resume).
         // (With --delete-missing they are applied again, unchanged, so that their rows
@@ -332,14 +335,18 @@ final class PostgresRun {
         if case .newer(let column) = options.merge, !columnOfField.contains(where: { $0?.lowercased() == column.lowercased() }) {
             throw UpsertError.newerColumnMissing(column: column, table: schema.table)
         }
-        // A record is superseded only by one on the same side of a partial index's
-        // predicate: the columns the predicate names (any column whose name occurs in
-        // its text, a superset) count as key columns for that comparison.
-        let predicateFields = target?.predicate.map { predicate in
-            columnOfField.indices.filter { columnOfField[$0].map { Self.names(predicate, $0) } ?? false }
-        } ?? []
         let keyFields = Set((targetFields ?? []) + (primaryFields ?? []))
-        let identityFields = keyFields.union(predicateFields).sorted()
+        // A record outside the target's partial index has no target key to repeat, as on
+        // SQLite (`ImportRun.keyFingerprint`); known here where the record's cells decide
+        // the predicate (`NullTestPredicate`), else the server's routing decides.
+        let predicateTests: [(field: Int, isNull: Bool)]? = target?.predicate.flatMap(NullTestPredicate.init).flatMap { predicate in
+            var tests: [(field: Int, isNull: Bool)] = []
+            for test in predicate.tests {
+                guard !compositeColumns.contains(test.column), let field = columnOfField.firstIndex(where: { $0 == test.column }) else { return nil }
+                tests.append((field, test.isNull))
+            }
+            return tests
+        }
         var shapeIDs: [[Int]: Int] = [:]
         var shapes: [[Int]] = []
         var shapeOfMask: [UInt64: Int] = [:]
@@ -348,7 +355,6 @@ final class PostgresRun {
         let isKeyField = (0 ..< fieldCount).map(keyFields.contains)
         var shapeOfRow: [Int] = []
         var keys: [(target: Int?, primary: Int?)] = []
-        var identities: [[UInt8]] = []
         batch.bytes.withUnsafeBufferPointer { buffer in
             let bytes = buffer.baseAddress!
             for row in selected {
@@ -392,15 +398,11 @@ final class PostgresRun {
                     }
                     return hasher.finalize()
                 }
-                keys.append((hash(targetFields, domain: 1), hash(primaryFields, domain: 2)))
-                var identity: [UInt8] = []
-                for field in identityFields {
-                    let value = cell(field)
-                    identity.append(value.kind == .null || value.kind == .absent ? 0 : 1)
-                    Self.appendText(of: value, bytes: bytes) { identity.append(contentsOf: $0) }
-                    identity.append(0x1F)
-                }
-                identities.append(identity)
+                let inside = predicateTests?.allSatisfy { test in
+                    let kind = cell(test.field).kind
+                    return (kind == .null || kind == .absent) == test.isNull
+                } ?? true
+                keys.append((inside ? hash(targetFields, domain: 1) : nil, hash(primaryFields, domain: 2)))
             }
         }
         let inputName = inputNames[batch.inputIndex]
@@ -416,7 +418,7 @@ final class PostgresRun {
         }
         defer { if !keysOnServer { seenKeys = seen } }
         let plan = try PostgresBatchPlan(
-            keys: keys, identities: identities, shapes: shapeOfRow, tombstones: tombstoneRows, supersedes: options.merge == .replace && target != nil, seen: &seen,
+            keys: keys, shapes: shapeOfRow, tombstones: tombstoneRows, seen: &seen,
             duplicate: options.duplicateKeys == .error
                 ? { earlier, later in
                     throw UpsertError.duplicateKey(
@@ -428,8 +430,6 @@ final class PostgresRun {
         addedKeys += plan.added
         var rounds = [Int32](repeating: 0, count: batch.rowCount)
         for (index, row) in selected.enumerated() { rounds[row] = plan.rounds[index] }
-        // Superseded records (round 0) go to the staging table too, where they are only
-        // counted (outside a partial index, as SQLite counts them), never applied.
         // Each shape's records together, in input order; when records of different
         // shapes share a key, runs of consecutive records of one shape, in input order.
         var groups: [(shape: Int, rows: [Int])] = []

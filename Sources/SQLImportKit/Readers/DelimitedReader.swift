@@ -185,10 +185,10 @@ final class DelimitedReader: RecordReader {
             if name.isEmpty {
                 throw .badHeader(input: buffer.input.name, reason: "field \(number + 1) of the header on line \(line) is empty; name it, or use --no-header")
             }
-            if let previous = seen[name.lowercased()] {
+            if let previous = seen[name.sqliteFolded] {
                 throw .badHeader(input: buffer.input.name, reason: "fields \(previous + 1) and \(number + 1) of the header on line \(line) are both named \"\(name)\" (SQLite column names ignore case); rename one")
             }
-            seen[name.lowercased()] = number
+            seen[name.sqliteFolded] = number
             fieldColumns.append(namer.column(for: UnsafeBufferPointer(start: headerBytes.base + field.start, count: field.length), slot: number, batch: batch))
         }
     }

@@ -120,6 +120,85 @@ package enum NumberText {
         return value
     }
 
+    /// What a column with INTEGER, REAL or NUMERIC affinity makes of text.
+    package enum AffinityNumber: Equatable {
+        /// Not a number to SQLite: stored as text.
+        case notANumber
+        case integer(Int64)
+        /// Integer syntax outside Int64: SQLite would store an inexact REAL.
+        case bigInteger
+        /// The correctly rounded Double of a real literal.
+        case real(Double)
+        /// A real literal that overflows a Double (SQLite would store infinity) or
+        /// underflows it from non-zero digits (SQLite would store zero).
+        case unrepresentable
+    }
+
+    /// Text as SQLite's affinity reads it (`sqlite3AtoF`): surrounding white space, a
+    /// sign (`+` too), digits with an optional point (`5.`, `.5`), an optional exponent.
+    /// Hexadecimal is not converted by affinity, and is text here too.
+    package static func affinityNumber(_ text: UnsafeRawBufferPointer) -> AffinityNumber {
+        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte &- 0x09 < 5 }
+        var start = 0
+        var end = text.count
+        while start < end, isSpace(text[start]) { start += 1 }
+        while end > start, isSpace(text[end - 1]) { end -= 1 }
+        var index = start
+        if index < end, text[index] == UInt8(ascii: "+") || text[index] == UInt8(ascii: "-") { index += 1 }
+        let digitsStart = index
+        while index < end, text[index] &- UInt8(ascii: "0") < 10 { index += 1 }
+        var mantissaDigits = index - digitsStart
+        var isInteger = true
+        if index < end, text[index] == UInt8(ascii: ".") {
+            isInteger = false
+            index += 1
+            let fraction = index
+            while index < end, text[index] &- UInt8(ascii: "0") < 10 { index += 1 }
+            mantissaDigits += index - fraction
+        }
+        guard mantissaDigits > 0 else { return .notANumber }
+        if index < end, text[index] | 0x20 == UInt8(ascii: "e") {
+            isInteger = false
+            index += 1
+            if index < end, text[index] == UInt8(ascii: "+") || text[index] == UInt8(ascii: "-") { index += 1 }
+            let exponent = index
+            while index < end, text[index] &- UInt8(ascii: "0") < 10 { index += 1 }
+            guard index > exponent else { return .notANumber }
+        }
+        guard index == end else { return .notANumber }
+        let number = UnsafeRawBufferPointer(rebasing: text[start ..< end])
+        if isInteger {
+            // Leading zeros and a plus sign do not change an integer's value.
+            var value: Int64 = 0
+            var overflow = false
+            let negative = number[0] == UInt8(ascii: "-")
+            for byte in number where byte &- UInt8(ascii: "0") < 10 {
+                let (times10, o1) = value.multipliedReportingOverflow(by: 10)
+                let (next, o2) = negative ? times10.subtractingReportingOverflow(Int64(byte &- UInt8(ascii: "0")))
+                    : times10.addingReportingOverflow(Int64(byte &- UInt8(ascii: "0")))
+                if o1 || o2 { overflow = true; break }
+                value = next
+            }
+            return overflow ? .bigInteger : .integer(value)
+        }
+        // (`parseDouble` wants JSON syntax for its underflow test; its strtod takes this.)
+        let value: Double = withUnsafeTemporaryAllocation(of: CChar.self, capacity: number.count + 1) { buffer in
+            buffer.baseAddress!.withMemoryRebound(to: UInt8.self, capacity: number.count + 1) { bytes in
+                bytes.update(from: number.baseAddress!.assumingMemoryBound(to: UInt8.self), count: number.count)
+                bytes[number.count] = 0
+            }
+            return strtod(buffer.baseAddress!, nil)
+        }
+        if !value.isFinite { return .unrepresentable }
+        if value == 0 {
+            for byte in number {
+                if byte | 0x20 == UInt8(ascii: "e") { break }
+                if byte &- UInt8(ascii: "1") < 9 { return .unrepresentable }
+            }
+        }
+        return .real(value)
+    }
+
     /// The shortest text that reads back as the same Double (`0.1`, `-0.0`, `1e+308`).
     package static func shortest(_ value: Double) -> String {
         value.description

@@ -129,7 +129,7 @@ struct NestedFields {
     /// field: `kind.image._0.caption` is the case `image`.
     static func caseName(of name: String, in field: String) -> String? {
         let parts = FieldPath.meaningful(FieldPath.components(name))
-        guard parts.count > 1, parts[0].lowercased() == field.lowercased() else { return nil }
+        guard parts.count > 1, parts[0].sqliteFolded == field.sqliteFolded else { return nil }
         return parts[1]
     }
 
@@ -164,7 +164,7 @@ struct NestedFields {
         for (input, name) in fieldNames.enumerated() {
             let raw = FieldPath.components(name)
             let parts = FieldPath.meaningful(raw)
-            let field = parts[0].lowercased()
+            let field = parts[0].sqliteFolded
             let column = input < tableColumnOfInput.count ? tableColumnOfInput[input] : nil
             if let column { filledBy[column, default: []].insert(parts.count > 1 ? field : "\u{0}" + name) }
             guard parts.count > 1, fields.contains(field) else { continue }
@@ -173,7 +173,7 @@ struct NestedFields {
             if raw.count > 2 && raw[2] == "_0" { evidence.insert(field) }
             if let column {
                 let expected = createdByRun ? parts.filter { !$0.isEmpty }.joined(separator: "_") : parts[parts.count - 1]
-                if schema.columns[column].name.lowercased() != expected.lowercased() { namedOtherwise.insert(field) }
+                if schema.columns[column].name.sqliteFolded != expected.sqliteFolded { namedOtherwise.insert(field) }
             }
         }
         guard !order.isEmpty else { return ([], []) }
@@ -350,7 +350,7 @@ public struct NestedFieldsSample: Sendable {
             }
             let columnName = column.map { schema.columns[$0].name }
             byField[parts[0]]!.columns.append((FieldPath.dotted(name), columnName))
-            let kind = columnName.map { $0.lowercased() == parts.joined(separator: "_").lowercased() ? "prefix" : "leaf" }
+            let kind = columnName.map { $0.sqliteFolded == parts.joined(separator: "_").sqliteFolded ? "prefix" : "leaf" }
             if let kind, !byField[parts[0]]!.naming.contains(kind) {
                 byField[parts[0]]!.naming += byField[parts[0]]!.naming.isEmpty ? kind : " and \(kind)"
             }
@@ -358,8 +358,8 @@ public struct NestedFieldsSample: Sendable {
         sample.groups = order.map { byField[$0]! }
         sample.enums = declared
         do {
-            let declaredFields = Set(declared.map { $0.field.lowercased() } + groups.map { $0.lowercased() })
-            let fields = Set(names.map { FieldPath.components($0) }.filter { $0.count > 1 }.map { $0[0].lowercased() }).subtracting(declaredFields)
+            let declaredFields = Set(declared.map { $0.field.sqliteFolded } + groups.map { $0.sqliteFolded })
+            let fields = Set(names.map { FieldPath.components($0) }.filter { $0.count > 1 }.map { $0[0].sqliteFolded }).subtracting(declaredFields)
             sample.enums += try NestedFields.inferEnums(
                 schema: schema, fieldNames: names, tableColumnOfInput: columnOfInput, fields: fields, createdByRun: false,
                 presence: NestedFields.presence(in: batch)

@@ -39,7 +39,7 @@ public enum SchemaError: Error, Sendable, CustomStringConvertible {
         case .duplicatesForUniqueIndex(let table, let index, let message):
             return "the input holds records that unique index \(SQLIdentifier.quote(index)) of \(SQLIdentifier.quote(table)) refuses (\(message)); nothing was committed. Make those keys unique, or upsert on that index with --upsert"
         case .unknownSchema(let name, let schema):
-            if schema.lowercased() == "temp" || schema.lowercased() == "temporary" {
+            if schema.sqliteFolded == "temp" || schema.sqliteFolded == "temporary" {
                 return "--table \(name): a temporary table vanishes when the run's connection closes, so nothing would be kept; name a table of the main database"
             }
             return "--table \(name): the database has no schema \(SQLIdentifier.quote(schema)) (only main) and no table of that exact name; pass the table's name without a prefix, or main.NAME"

@@ -26,29 +26,29 @@ struct TableCreation {
             }
             remaining -= batch.rowCount
         }
-        let lowered = columnNames.map { $0.lowercased() }
-        for name in primaryKey where !lowered.contains(name.lowercased()) {
+        let lowered = columnNames.map { $0.sqliteFolded }
+        for name in primaryKey where !lowered.contains(name.sqliteFolded) {
             throw .unknownColumnInOption(option: primaryKeyOption, column: name, table: table)
         }
         var types = trackers.map(\.declaredType)
         for (name, type) in typeOverrides {
-            guard let index = lowered.firstIndex(of: name.lowercased()) else {
+            guard let index = lowered.firstIndex(of: name.sqliteFolded) else {
                 throw .unknownColumnInOption(option: "--type", column: name, table: table)
             }
             guard allowedTypes.contains(type.uppercased()) else { throw .invalidTypeOverride("\(name)=\(type)") }
             types[index] = type.uppercased()
         }
-        let keySet = Set(primaryKey.map { $0.lowercased() })
+        let keySet = Set(primaryKey.map { $0.sqliteFolded })
         var definitions: [String] = []
         var columns: [ColumnInfo] = []
         for (index, name) in columnNames.enumerated() where !excluded.contains(index) {
-            let isKey = keySet.contains(name.lowercased())
+            let isKey = keySet.contains(name.sqliteFolded)
             definitions.append("\(SQLIdentifier.quote(name)) \(types[index])\(isKey ? " NOT NULL" : "")")
-            let keyPosition = primaryKey.firstIndex { $0.lowercased() == name.lowercased() }.map { $0 + 1 } ?? 0
+            let keyPosition = primaryKey.firstIndex { $0.sqliteFolded == name.sqliteFolded }.map { $0 + 1 } ?? 0
             columns.append(ColumnInfo(name: name, declaredType: types[index], notNull: isKey, defaultSQL: nil, primaryKeyPosition: keyPosition, isWritable: true))
         }
         if !primaryKey.isEmpty {
-            let keyNames = primaryKey.map { key in columnNames.first { $0.lowercased() == key.lowercased() }! }
+            let keyNames = primaryKey.map { key in columnNames.first { $0.sqliteFolded == key.sqliteFolded }! }
             definitions.append("PRIMARY KEY (\(SQLIdentifier.quoteList(keyNames)))")
         }
         let sql = "CREATE TABLE \(SQLIdentifier.quote(table)) (\(definitions.joined(separator: ", "))) STRICT"

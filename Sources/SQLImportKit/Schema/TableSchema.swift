@@ -59,8 +59,8 @@ public struct TableSchema: Sendable, Codable {
 
     /// The column named `name`, matched as SQLite does: ignoring ASCII case.
     public func columnIndex(named name: String) -> Int? {
-        let folded = name.lowercased()
-        return columns.firstIndex { $0.name.lowercased() == folded }
+        let folded = name.sqliteFolded
+        return columns.firstIndex { $0.name.sqliteFolded == folded }
     }
 
     /// The name of the table `requested` designates, resolved as SQLite resolves an
@@ -78,7 +78,7 @@ public struct TableSchema: Sendable, Codable {
     public static func resolveName(_ db: Database, requested: String, parsesSchema: Bool = true) throws -> String {
         var name = requested
         if parsesSchema, try existingName(db, folded: requested) == nil, let dot = requested.firstIndex(of: ".") {
-            let prefix = requested[..<dot].lowercased()
+            let prefix = requested[..<dot].sqliteFolded
             let rest = String(requested[requested.index(after: dot)...])
             switch prefix {
             case "main": name = rest

@@ -30,3 +30,17 @@ package enum SQLIdentifier {
         return quoted + "'"
     }
 }
+
+extension StringProtocol {
+    /// The name as SQLite compares identifiers: ASCII letters lowercased, every other
+    /// character kept (`sqlite3StrICmp`). `É` and `é` are two columns to SQLite, where
+    /// `lowercased()` would make them one.
+    package var sqliteFolded: String {
+        var folded = String()
+        folded.unicodeScalars.reserveCapacity(unicodeScalars.count)
+        for scalar in unicodeScalars {
+            folded.unicodeScalars.append(scalar.value >= 0x41 && scalar.value <= 0x5A ? Unicode.Scalar(scalar.value | 0x20)! : scalar)
+        }
+        return folded
+    }
+}

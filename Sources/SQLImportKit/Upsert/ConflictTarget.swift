@@ -18,9 +18,9 @@ public struct ConflictTarget: Sendable, Codable {
         for column in requested where schema.columnIndex(named: column) == nil {
             throw .unknownKeyColumn(table: schema.name, column: column)
         }
-        let wanted = Set(requested.map { $0.lowercased() })
+        let wanted = Set(requested.map { $0.sqliteFolded })
         // Prefer a full key over a partial one when both match.
-        let matches = schema.uniqueKeys.filter { Set($0.columns.map { $0.lowercased() }) == wanted && $0.columns.count == wanted.count }
+        let matches = schema.uniqueKeys.filter { Set($0.columns.map { $0.sqliteFolded }) == wanted && $0.columns.count == wanted.count }
         if let key = matches.first(where: { $0.partialPredicate == nil }) ?? matches.first {
             return key
         }

@@ -136,9 +136,7 @@ extension KeyLedger {
     /// never equals anything in a unique index). Never 0.
     /// - Parameter domain: keeps the target's keys apart from the primary key's, and
     ///   gives independent fingerprints of one key.
-    /// - Parameter spelled: text keys hash as spelled, not folded by their collation:
-    ///   two records that one index takes for one key may still store different text.
-    static func fingerprint(row: Int, of batch: RecordBatch, shape: RowShape, columns: [KeyColumn], domain: UInt8, spelled: Bool = false) -> UInt64? {
+    static func fingerprint(row: Int, of batch: RecordBatch, shape: RowShape, columns: [KeyColumn], domain: UInt8) -> UInt64? {
         guard !columns.isEmpty else { return nil }
         var hasher = KeyHasher(seed: domain)
         for column in columns {
@@ -182,7 +180,7 @@ extension KeyLedger {
                             return
                         }
                     }
-                    hasher.combine(text: text, foldsCase: column.foldsCase && !spelled, trimsTrailingSpaces: column.trimsTrailingSpaces && !spelled)
+                    hasher.combine(text: text, foldsCase: column.foldsCase, trimsTrailingSpaces: column.trimsTrailingSpaces)
                 }
             }
         }

@@ -100,7 +100,7 @@ public struct Tombstone: Sendable, Equatable {
         default:
             let found = text(cell)
             if let value { return found == value }
-            return ["true", "1", "yes"].contains(found.lowercased())
+            return ["true", "1", "yes"].contains(found.sqliteFolded)
         }
     }
 }

@@ -59,7 +59,7 @@ final class PartialPredicateFilter {
     func isInside(row: Int, of batch: RecordBatch, shape: RowShape, session: WriteSession, bytes: UnsafePointer<UInt8>) throws -> Bool {
         if let column = notNullColumn {
             if shape.notNullPosition == nil {
-                shape.notNullPosition = .some(shape.statement.columns.firstIndex { $0.lowercased() == column.lowercased() })
+                shape.notNullPosition = .some(shape.statement.columns.firstIndex { $0.sqliteFolded == column.sqliteFolded })
             }
             guard let position = shape.notNullPosition! else { return false }
             let kind = batch.cell(row: row, column: shape.inputColumns[position]).kind
@@ -79,9 +79,9 @@ final class PartialPredicateFilter {
         // defaulted column the input leaves out (`deleted = 0 AND remoteID IS NOT NULL`).
         // Parameters are numbered in the statement's column order, as `bindRow` binds them.
         let supplied = Dictionary(
-            shape.statement.columns.enumerated().map { ($0.element.lowercased(), $0.offset + 1) }, uniquingKeysWith: { first, _ in first })
+            shape.statement.columns.enumerated().map { ($0.element.sqliteFolded, $0.offset + 1) }, uniquingKeysWith: { first, _ in first })
         let columns = session.schema.columns.map { column -> String in
-            let value = supplied[column.name.lowercased()].map { "?\($0)" } ?? column.defaultSQL.map { "(\($0))" } ?? "NULL"
+            let value = supplied[column.name.sqliteFolded].map { "?\($0)" } ?? column.defaultSQL.map { "(\($0))" } ?? "NULL"
             return "\(value) AS \(SQLIdentifier.quote(column.name))"
         }.joined(separator: ", ")
         let sql = "SELECT (\(predicate)) FROM (SELECT \(columns.isEmpty ? "NULL" : columns)) AS \(SQLIdentifier.quote(table))"

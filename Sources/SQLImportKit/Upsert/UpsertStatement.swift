@@ -77,13 +77,13 @@ package struct UpsertStatement: Sendable {
         self.typelessColumns = typelessColumns
         rowidExpression = rowidName.map { "\(SQLIdentifier.quote(table)).\($0)" } ?? "NULL"
         if let target {
-            let protected = Set((target.columns + (target.fallbackKey ?? [])).map { $0.lowercased() })
-            updatedColumns = columns.filter { !protected.contains($0.lowercased()) }
+            let protected = Set((target.columns + (target.fallbackKey ?? [])).map { $0.sqliteFolded })
+            updatedColumns = columns.filter { !protected.contains($0.sqliteFolded) }
         } else {
             updatedColumns = []
         }
         doesNothingOnConflict = policy == .ignore || updatedColumns.isEmpty
-        let guarded = doesNothingOnConflict ? [] : updatedColumns.filter { guardable.contains($0.lowercased()) }
+        let guarded = doesNothingOnConflict ? [] : updatedColumns.filter { guardable.contains($0.sqliteFolded) }
         // With every column guarded there is nothing left to assign.
         guardedColumns = guarded.count == updatedColumns.count ? [] : guarded
         reordersKeyClauses = mayReorderKeyClauses && !doesNothingOnConflict && target?.fallbackKey != nil
@@ -194,7 +194,7 @@ package struct UpsertStatement: Sendable {
     /// The value `SET` would give `column`.
     private func newValue(_ column: String) -> String {
         let quoted = SQLIdentifier.quote(column)
-        return policy == .coalesce && !replacedColumns.contains(column.lowercased())
+        return policy == .coalesce && !replacedColumns.contains(column.sqliteFolded)
             ? "coalesce(excluded.\(quoted), \(quoted))" : "excluded.\(quoted)"
     }
 
@@ -207,7 +207,7 @@ package struct UpsertStatement: Sendable {
         let stored = columns.map { "\(SQLIdentifier.quote(table)).\(SQLIdentifier.quote($0))" + (exact ? " COLLATE BINARY" : "") }
             .joined(separator: ", ")
         var test = "((\(stored)) IS (\(values.joined(separator: ", "))))"
-        for (column, value) in zip(columns, values) where exact && typelessColumns.contains(column.lowercased()) {
+        for (column, value) in zip(columns, values) where exact && typelessColumns.contains(column.sqliteFolded) {
             test += " AND typeof(\(SQLIdentifier.quote(column))) = typeof(\(value))"
         }
         return "(\(test))"

@@ -30,9 +30,6 @@ final class RowShape {
         var target: [KeyColumn]
         /// The primary-key clause's columns; empty likewise.
         var primaryKey: [KeyColumn]
-        /// Every key column the shape has, target's and primary key's: two records with
-        /// equal values here resolve to the same row in the same way.
-        var identity: [KeyColumn]
     }
 
     /// - Parameters:
@@ -50,7 +47,7 @@ final class RowShape {
         self.affinities = affinities
         let names = tableColumns.map { schema.columns[$0].name }
         rowidAliasPosition = schema.rowidAlias.flatMap { alias in names.firstIndex(of: alias) }
-        let typeless = zip(names, affinities).filter { $0.1 == .blob }.map { $0.0.lowercased() }
+        let typeless = zip(names, affinities).filter { $0.1 == .blob }.map { $0.0.sqliteFolded }
         statement = UpsertStatement(
             table: schema.name, columns: names, target: target, policy: policy, guardable: guardable,
             mayReorderKeyClauses: mayReorderKeyClauses, typelessColumns: Set(typeless), rowidName: rowidName,

@@ -48,7 +48,9 @@ public enum SQLiteProcessSettings {
     /// written, until SQLite has closed it and rolled it back from the file. The design
     /// and the argument are in `JournalBufferVFS.c`. It wraps SQLite's "unix" VFS and
     /// becomes the process's default VFS, which is why the `sqlimport` command calls it
-    /// and the library leaves it to the application.
+    /// and the library leaves it to the application. Called before the first connection
+    /// opens, it also keeps statement journals in memory up to 16 MiB
+    /// (`statementJournalInMemoryLimit`): the VFS writes a larger one out in pieces.
     ///
     /// - Returns: false when there is no "unix" VFS to wrap (nothing changes then).
     @discardableResult

@@ -13,6 +13,12 @@ enum StatementBinder {
         case bigIntegerInNumericColumn
         /// `0959` into an INTEGER, REAL or NUMERIC column, which would store 959.
         case leadingZeroNumber
+        /// `1e400` or `1e-400` (as text) into such a column, which would store infinity
+        /// or zero.
+        case unrepresentableNumber
+        /// An integer a Double cannot hold (past 2^53) into a REAL column, which would
+        /// store a neighbour.
+        case inexactReal
     }
 
     /// SQLite's `SQLITE_TRANSIENT`: copy the bytes.
@@ -26,16 +32,23 @@ enum StatementBinder {
         case .absent, .null:
             sqlite3_bind_null(statement, index)
         case .integer:
+            if affinity == .real, !isExactDouble(cell.payload) { throw .inexactReal }
             sqlite3_bind_int64(statement, index, cell.payload)
         case .real:
             sqlite3_bind_double(statement, index, cell.doubleValue)
         case .text, .json:
             if cell.kind == .json, affinity == .blob, bindBlob(cell, to: statement, at: index, bytes: bytes, BlobMarker.decodeJSON) { return }
-            if affinity.roundsBigIntegers, cell.kind == .text, isBigInteger(cell, bytes) { throw .bigIntegerInNumericColumn }
-            if cell.kind == .text, affinity.convertsNumbers, isLeadingZeroNumber(cell, bytes) { throw .leadingZeroNumber }
+            if cell.kind == .text, affinity.convertsNumbers {
+                // A JSON string that looks like a number: the column stores the number.
+                if isLeadingZeroNumber(cell, bytes) { throw .leadingZeroNumber }
+                if try bindNumber(cell, affinity: affinity, to: statement, at: index, bytes: bytes) { return }
+            }
             bindText(cell, to: statement, at: index, bytes: bytes)
         case .numberAsText:
-            if affinity != .text && affinity != .blob { throw .bigIntegerInNumericColumn }
+            if affinity != .text && affinity != .blob {
+                let text = UnsafeRawBufferPointer(start: bytes + Int(cell.payload), count: Int(cell.length))
+                throw NumberText.parseInteger(text) == .overflow ? .bigIntegerInNumericColumn : .unrepresentableNumber
+            }
             bindText(cell, to: statement, at: index, bytes: bytes)
         case .untypedText:
             if affinity == .blob, bindBlob(cell, to: statement, at: index, bytes: bytes, BlobMarker.decodeText) { return }
@@ -58,23 +71,9 @@ enum StatementBinder {
                 }
                 return bindText(cell, to: statement, at: index, bytes: bytes)
             }
-            if affinity.convertsNumbers, NumberText.isLeadingZeroNumber(text) { throw .leadingZeroNumber }
-            if affinity.roundsBigIntegers {
-                switch NumberText.parseInteger(UnsafeRawBufferPointer(start: bytes + Int(cell.payload), count: Int(cell.length))) {
-                case .value(let value):
-                    sqlite3_bind_int64(statement, index, value)
-                    return
-                case .overflow:
-                    throw .bigIntegerInNumericColumn
-                case .notAnInteger:
-                    break
-                }
-            }
-            if affinity == .real, let value = exactDouble(cell, bytes) {
-                // SQLite's own text-to-REAL conversion is not correctly rounded for
-                // every input (3.40: about 1 in 200 random doubles is off by one ulp).
-                sqlite3_bind_double(statement, index, value)
-                return
+            if affinity.convertsNumbers {
+                if NumberText.isLeadingZeroNumber(text) { throw .leadingZeroNumber }
+                if try bindNumber(cell, affinity: affinity, to: statement, at: index, bytes: bytes) { return }
             }
             // Other text is bound as text; the column's affinity (or STRICT type) applies.
             bindText(cell, to: statement, at: index, bytes: bytes)
@@ -106,17 +105,41 @@ enum StatementBinder {
         return true
     }
 
-    /// The correctly rounded Double of a cell of JSON number syntax, else nil.
-    private static func exactDouble(_ cell: Cell, _ bytes: UnsafePointer<UInt8>) -> Double? {
-        let text = UnsafeRawBufferPointer(start: bytes + Int(cell.payload), count: Int(cell.length))
-        return NumberText.isNumberSyntax(text) ? NumberText.parseDouble(text) : nil
+    /// Binds text that a column with INTEGER, REAL or NUMERIC affinity would store as a
+    /// number, as that number, and returns true; false for other text. Refuses what the
+    /// column would store otherwise than written: an integer past Int64 (an inexact
+    /// REAL), a real literal past a Double's range (infinity or zero), an integer a REAL
+    /// column would round.
+    @inline(__always)
+    private static func bindNumber(
+        _ cell: Cell, affinity: ColumnAffinity, to statement: OpaquePointer, at index: Int32, bytes: UnsafePointer<UInt8>
+    ) throws(Refusal) -> Bool {
+        switch NumberText.affinityNumber(UnsafeRawBufferPointer(start: bytes + Int(cell.payload), count: Int(cell.length))) {
+        case .notANumber:
+            return false
+        case .bigInteger:
+            throw .bigIntegerInNumericColumn
+        case .unrepresentable:
+            throw .unrepresentableNumber
+        case .integer(let value):
+            if affinity == .real, !isExactDouble(value) { throw .inexactReal }
+            sqlite3_bind_int64(statement, index, value)
+            return true
+        case .real(let value):
+            // SQLite's own text-to-REAL conversion is not correctly rounded for every
+            // input (3.40: about 1 in 200 random doubles is off by one ulp).
+            sqlite3_bind_double(statement, index, value)
+            return true
+        }
+    }
+
+    /// Whether a REAL column holds `value` exactly.
+    @inline(__always)
+    private static func isExactDouble(_ value: Int64) -> Bool {
+        value >= -(1 << 53) && value <= 1 << 53 || Int64(exactly: Double(value)) == value
     }
 
     private static func isLeadingZeroNumber(_ cell: Cell, _ bytes: UnsafePointer<UInt8>) -> Bool {
         NumberText.isLeadingZeroNumber(UnsafeRawBufferPointer(start: bytes + Int(cell.payload), count: Int(cell.length)))
-    }
-
-    private static func isBigInteger(_ cell: Cell, _ bytes: UnsafePointer<UInt8>) -> Bool {
-        NumberText.parseInteger(UnsafeRawBufferPointer(start: bytes + Int(cell.payload), count: Int(cell.length))) == .overflow
     }
 }

@@ -46,7 +46,7 @@ final class WriteSession {
     /// then run inside a savepoint, rolled back on failure, so that the retry starts
     /// from the state before the statement, as one SQL upsert per record would.
     let usesSavepoints: Bool
-    /// The database has a trigger: every write counts, so no record is superseded.
+    /// The database has a trigger, which sees each write: records keep their input order.
     let hasTriggers: Bool
     /// 1 when a trigger may `RAISE(IGNORE)` an update, which only a statement of one
     /// record can count exactly (`account`); nil otherwise.
@@ -91,7 +91,7 @@ final class WriteSession {
         if let predicate = target?.predicate {
             partialFilter = PartialPredicateFilter(predicate: predicate, table: schema.name)
         }
-        let names = Set(schema.columns.map { $0.name.lowercased() })
+        let names = Set(schema.columns.map { $0.name.sqliteFolded })
         rowidName = schema.isWithoutRowid ? nil : ["_rowid_", "rowid", "oid"].first { !names.contains($0) }
         counters.register(on: connection)
     }
@@ -206,7 +206,7 @@ final class WriteSession {
             for group in groups.sorted() {
                 for column in enumColumns[group] {
                     if !filled.contains(column) { pairs.append((Self.clearedInputBase + column, column)) }
-                    replaced.insert(schema.columns[column].name.lowercased())
+                    replaced.insert(schema.columns[column].name.sqliteFolded)
                 }
             }
             pairs.sort { $0.table < $1.table }
@@ -494,20 +494,28 @@ final class WriteSession {
             let column = shape.statement.columns[refused]
             let cell = batch.cell(row: row, column: shape.inputColumns[refused])
             let affinity = shape.affinities[refused].rawValue
-            if let inferredFrom = inferredTypes[column.lowercased()] {
+            if let inferredFrom = inferredTypes[column.sqliteFolded] {
                 return WriteError(
                     position: position,
                     reason: .notTheInferredType(column: column, type: schema.columns[shape.tableColumns[refused]].declaredType, value: batch.text(cell), sampleRows: inferredFrom))
             }
-            let why = failure.refusal == .leadingZeroNumber
-                ? "has a leading zero, and this \(affinity) column would store it as a number without it; declare the column TEXT to keep it as written"
-                : "does not fit a 64-bit integer, and SQLite would store it as an inexact REAL in this \(affinity) column; declare the column TEXT to keep it exactly"
+            let why: String
+            switch failure.refusal {
+            case .leadingZeroNumber:
+                why = "has a leading zero, and this \(affinity) column would store it as a number without it; declare the column TEXT to keep it as written"
+            case .unrepresentableNumber:
+                why = "is beyond the range of a double, and SQLite would store it as infinity or zero in this \(affinity) column; declare the column TEXT to keep it as written"
+            case .inexactReal:
+                why = "has more digits than a double holds, and this REAL column would store a neighbouring value; declare the column INTEGER or TEXT to keep it exactly"
+            case .bigIntegerInNumericColumn, nil:
+                why = "does not fit a 64-bit integer, and SQLite would store it as an inexact REAL in this \(affinity) column; declare the column TEXT to keep it exactly"
+            }
             return WriteError(position: position, reason: .notRepresentable(column: column, value: batch.text(cell), why: why))
         }
         // A STRICT column refused the value's type: name the inference when this run chose it.
         if failure.code == 3091 /* SQLITE_CONSTRAINT_DATATYPE */ {
             for (index, column) in shape.statement.columns.enumerated() where failure.message.hasSuffix(".\(column)") {
-                if let inferredFrom = inferredTypes[column.lowercased()] {
+                if let inferredFrom = inferredTypes[column.sqliteFolded] {
                     let cell = batch.cell(row: row, column: shape.inputColumns[index])
                     return WriteError(
                         position: position,
@@ -524,7 +532,7 @@ final class WriteSession {
         if failure.message == OutcomeCounters.identityMessage, let target {
             func describe(_ columns: [String]) -> String {
                 let values = columns.map { column -> String in
-                    guard let position = shape.statement.columns.firstIndex(where: { $0.lowercased() == column.lowercased() }) else { return "?" }
+                    guard let position = shape.statement.columns.firstIndex(where: { $0.sqliteFolded == column.sqliteFolded }) else { return "?" }
                     return self.describe(batch.cell(row: row, column: shape.inputColumns[position]), batch)
                 }
                 return "(\(SQLIdentifier.quoteList(columns))) = (\(values.joined(separator: ", ")))"
