@@ -522,6 +522,31 @@ import Testing
         #expect(try PostgresServer.query(url, "SELECT count(*) FROM s WHERE k = 'c'") == "0\n")
     }
 
+    /// A tombstone between two writes of one key applies between them on both targets,
+    /// though its own cells fall outside the soft-delete index (it deletes by the stored
+    /// row's side: a review found the row deleted last on PostgreSQL).
+    @Test func aTombstoneBetweenTwoWritesOfAKeyAppliesInOrderAsOnSQLite() throws {
+        let url = try PostgresServer.database(
+            schema: Self.schemaName(#function),
+            setUp: #"CREATE TABLE ev (id bigserial PRIMARY KEY, remote_id text NOT NULL, v int, deleted_at text); CREATE UNIQUE INDEX ev_remote ON ev (remote_id) WHERE deleted_at IS NULL;"#)
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        _ = try TestSupport.runShell(
+            "sqlite3 app.db 'CREATE TABLE ev (id INTEGER PRIMARY KEY, remote_id TEXT NOT NULL, v INTEGER, deleted_at TEXT); CREATE UNIQUE INDEX ev_remote ON ev (remote_id) WHERE deleted_at IS NULL;'",
+            in: directory)
+        let lines = [#"{"remote_id":"r1","v":1}"#, #"{"remote_id":"r1","deleted":true,"deleted_at":"2024-01-01"}"#, #"{"remote_id":"r1","v":2}"#]
+        TestSupport.write(lines.joined(separator: "\n") + "\n", to: directory.appendingPathComponent("tomb.jsonl"))
+        for db in [url, "app.db"] {
+            let result = try TestSupport.run(
+                ["tomb.jsonl", "--db", db, "--table", "ev", "--upsert", "remote_id", "--tombstone", "deleted", "--ignore-unknown"], in: directory)
+            #expect(result.status == 0, "\(db): \(result.stderr)")
+        }
+        let query = "SELECT remote_id, v FROM ev ORDER BY id"
+        let pgRows = try PostgresServer.query(url, query)
+        #expect(pgRows == "r1|2\n", "\(pgRows)")
+        #expect(pgRows == (try TestSupport.runShell("sqlite3 app.db '\(query)'", in: directory).stdout))
+    }
+
     /// `--create-index` on a table without the key: the same partial unique index as on
     /// SQLite (the nullable remote id makes it partial), the same rows and counts, a re-run
     /// that uses it; and rows that already break the key refuse it, naming a duplicate.

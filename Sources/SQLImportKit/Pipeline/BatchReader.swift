@@ -155,7 +155,6 @@ final class BatchReader: BatchSource, @unchecked Sendable {
                     // its decision: runs then start at the same record whatever the
                     // timing (`KeyOrder`).
                     if let keyOrder, batchesRead >= batchesTheWriterMayHold { keyOrder.awaitDecision() }
-                    batchesRead += 1
                     if let keyOrder, let spec = keyOrder.spec {
                         // Read into the stage, then copy it sorted into a free run.
                         let stage = self.stage ?? RecordBatch()
@@ -175,6 +174,8 @@ final class BatchReader: BatchSource, @unchecked Sendable {
                         more = try reader.fill(batch, maxRows: min(rowsPerBatch, room), maxBytes: bytesPerBatch)
                     }
                     recordsRead += batch.recordCount
+                    // (An empty batch starts no session, so the writer decides nothing on it.)
+                    if batch.rowCount > 0 { batchesRead += 1 }
                     batch.fileBytesConsumed = input.compression == .none ? batch.inputBytesConsumed : input.fileBytesConsumed
                     batch.endsInput = !more
                     batch.endsCommitInterval = commitEvery.map { batch.recordCount > 0 && recordsRead % $0 == 0 } ?? false

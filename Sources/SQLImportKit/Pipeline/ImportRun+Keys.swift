@@ -71,19 +71,9 @@ extension ImportRun {
             guard fingerprint != 0, let next = plan.keys.exchange(fingerprint, index: index) else { continue }
             plan.next[index] = next
         }
-        guard !(session?.tracksRowids ?? false) else {
-            // SQLite counts the repeats, by the rows they land on; a repeat within the
-            // batch is named here with both its lines (a row tells neither).
-            if options.duplicateKeys == .error || firstDuplicate == nil && session?.counters.firstDuplicateRowid == nil,
-                let index = plan.next.firstIndex(where: { $0 >= 0 })
-            {
-                try nameRepeat(
-                    earlier: "\(batch.position(row: firstRow + index, inputName: inputName))",
-                    later: batch.position(row: firstRow + plan.next[index], inputName: inputName), row: firstRow + index, of: batch,
-                    shape: plan.shapes[index], inside: plan.inside[index])
-            }
-            return
-        }
+        // Where SQLite counts the repeats (by the rows they land on), it names them too:
+        // a record rejected or deleted by a tombstone in between is no repeat there.
+        guard !(session?.tracksRowids ?? false) else { return }
         for index in 0 ..< count {
             let fingerprint = plan.fingerprints[index]
             guard fingerprint != 0 else { continue }
@@ -110,14 +100,10 @@ extension ImportRun {
         return KeyLedger.fingerprint(row: row, of: batch, shape: shape, columns: columns.primaryKey, domain: 1)
     }
 
-    /// Counts a repeat the `KeyLedger` found, and names it.
+    /// Counts a repeat the `KeyLedger` found, and names the first for the warning, or
+    /// stops the run (`--duplicate-keys error`).
     private func noteDuplicate(earlier: String, later: SourcePosition, row: Int, of batch: RecordBatch, shape: RowShape, inside: Bool) throws {
         ledgerRepeats += 1
-        try nameRepeat(earlier: earlier, later: later, row: row, of: batch, shape: shape, inside: inside)
-    }
-
-    /// Names the first repeat for the warning, or stops the run (`--duplicate-keys error`).
-    private func nameRepeat(earlier: String, later: SourcePosition, row: Int, of batch: RecordBatch, shape: RowShape, inside: Bool) throws {
         guard options.duplicateKeys == .error || firstDuplicate == nil else { return }
         let columns = keyColumns(of: shape)
         let byTarget = inside && KeyLedger.fingerprint(row: row, of: batch, shape: shape, columns: columns.target, domain: 0) != nil

@@ -9,8 +9,6 @@ extension ImportRun {
         // An empty input (or one of only rejected records) needs no statement: its
         // missing fields are no error (a CSV header's unknown ones still are).
         if session == nil && batch.rowCount == 0 {
-            // Nothing to decide key order on yet: the reader reads on in input order.
-            source.keyOrder?.decide()
             try afterWriting(batch, rows: 0)
             return
         }

@@ -154,6 +154,9 @@ public final class Importer {
                 options.typeOverrides[column] = type
             }
             options.inferRows = 1000
+        } else if options.inferRows == ImportOptions.inferFromAllRecords {
+            // The table exists: nothing to infer, and the sample need not be large.
+            options.inferRows = 1000
         }
         if options.wal && !options.dryRun {
             try db.execute(sql: "PRAGMA journal_mode = WAL")

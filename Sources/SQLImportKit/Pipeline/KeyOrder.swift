@@ -29,9 +29,10 @@ import Foundation
 /// resumed run skips committed records by their byte offsets (`ImportRun.write`).
 ///
 /// Runs start at the same record in every run of the same input: the reader reads the
-/// batches the writer may hold before it creates the table (`batchesTheWriterMayHold`)
-/// in input order, and then waits for the writer's decision (`decide`) before it reads
-/// on, however fast either thread is. (Where runs started used to depend on timing, so
+/// batches the writer may hold before it creates the table (`batchesTheWriterMayHold`,
+/// counting those that hold records) in input order, and then waits for the writer's
+/// decision (`decide`, at its first batch with records) before it reads on, however fast
+/// either thread is. (Where runs started used to depend on timing, so
 /// two runs of one input could give new rows different rowids.)
 final class KeyOrder: @unchecked Sendable {
     enum Comparison: Sendable, Equatable {
@@ -91,8 +92,7 @@ final class KeyOrder: @unchecked Sendable {
     private var decided = false
 
     /// Tells the reader that the writer has decided how runs are ordered (`spec`, set
-    /// before, or none), or that it reads on in input order for now (no record yet to
-    /// decide on).
+    /// before, or none).
     func decide() {
         decision.withLock {
             decided = true

@@ -208,9 +208,6 @@ final class PostgresRun {
             try prepareMirror()
             try deferIndexes(before: batch)
             try startKeyOrder()
-        } else {
-            // Nothing to decide key order on yet: the reader reads on in input order.
-            keyOrder?.decide()
         }
         // Records an interrupted run committed are passed over (--resume).
         // (With --delete-missing they are applied again, unchanged, so that their rows
@@ -338,7 +335,9 @@ final class PostgresRun {
         let keyFields = Set((targetFields ?? []) + (primaryFields ?? []))
         // A record outside the target's partial index has no target key to repeat, as on
         // SQLite (`ImportRun.keyFingerprint`); known here where the record's cells decide
-        // the predicate (`NullTestPredicate`), else the server's routing decides.
+        // the predicate (`NullTestPredicate`), else the server's routing decides. (A cell
+        // the record lacks takes the column's default, which only the server knows; a
+        // tombstone deletes by the stored row's side, not its own: both keep the key.)
         let predicateTests: [(field: Int, isNull: Bool)]? = target?.predicate.flatMap(NullTestPredicate.init).flatMap { predicate in
             var tests: [(field: Int, isNull: Bool)] = []
             for test in predicate.tests {
@@ -398,9 +397,9 @@ final class PostgresRun {
                     }
                     return hasher.finalize()
                 }
-                let inside = predicateTests?.allSatisfy { test in
+                let inside = tombstone || predicateTests?.allSatisfy { test in
                     let kind = cell(test.field).kind
-                    return (kind == .null || kind == .absent) == test.isNull
+                    return kind == .absent || (kind == .null) == test.isNull
                 } ?? true
                 keys.append((inside ? hash(targetFields, domain: 1) : nil, hash(primaryFields, domain: 2)))
             }

@@ -29,7 +29,7 @@ package struct PostgresSchema: Sendable {
     /// The column `name` designates, ignoring case as SQLite does (a PostgreSQL table made
     /// with unquoted names has them in lower case).
     package func column(named name: String) -> Column? {
-        columns.first { $0.name == name } ?? columns.first { $0.name.lowercased() == name.lowercased() }
+        columns.first { $0.name == name } ?? columns.first { $0.name.sqliteFolded == name.sqliteFolded }
     }
 
     /// Reads `name` (case-insensitive) from the first schema of the search path that has
@@ -68,7 +68,7 @@ package struct PostgresSchema: Sendable {
 
     /// The unique key whose columns are `names` in any order (case-insensitive).
     package func uniqueKey(matching names: [String]) -> UniqueKey? {
-        let wanted = Set(names.map { $0.lowercased() })
-        return uniqueKeys.first { Set($0.columns.map { $0.lowercased() }) == wanted && $0.columns.count == names.count }
+        let wanted = Set(names.map { $0.sqliteFolded })
+        return uniqueKeys.first { Set($0.columns.map { $0.sqliteFolded }) == wanted && $0.columns.count == names.count }
     }
 }

@@ -65,17 +65,14 @@ struct PostgresUpsert {
             let first = try connection.query("SELECT min(sqlimport_seq) FROM \(staging) WHERE sqlimport_route = \(Self.outside) AND sqlimport_round > 0")
             let where_ = position(Int64(first.first?[0] ?? "0") ?? 0)
             if nullKey == .skip {
-                // Set aside as on SQLite, which does so before it looks for repeated keys:
-                // a record superseded by a later one outside too (round 0) is a reject
-                // there, not a repeat.
+                // Set aside as on SQLite, which does so before it looks for repeated keys.
                 let outside = try connection.query(
-                    "SELECT sqlimport_seq, sqlimport_round, (\(target.predicate ?? "TRUE")) IS TRUE FROM \(staging) WHERE sqlimport_route = \(Self.outside) ORDER BY sqlimport_seq")
+                    "SELECT sqlimport_seq, (\(target.predicate ?? "TRUE")) IS TRUE FROM \(staging) WHERE sqlimport_route = \(Self.outside) ORDER BY sqlimport_seq")
                 for record in outside {
-                    let why = record[2] == "t"
+                    let why = record[1] == "t"
                         ? "has a NULL column, which a unique index never matches"
                         : "falls outside the partial index's predicate (WHERE \(target.predicate ?? ""))"
                     setAside.append((Int64(record[0] ?? "0") ?? 0, why))
-                    if record[1] == "0" { counts.duplicateKeys -= 1 }
                 }
                 counts.nullKey += outside.count
                 try connection.execute("DELETE FROM \(staging) WHERE sqlimport_route = \(Self.outside)")

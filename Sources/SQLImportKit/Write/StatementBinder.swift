@@ -19,6 +19,9 @@ enum StatementBinder {
         /// An integer a Double cannot hold (past 2^53) into a REAL column, which would
         /// store a neighbour.
         case inexactReal
+        /// A number kept with its exact digits (a `Decimal` of the Encodable API) into a
+        /// column that would round it.
+        case exactDecimal
     }
 
     /// SQLite's `SQLITE_TRANSIENT`: copy the bytes.
@@ -46,8 +49,11 @@ enum StatementBinder {
             bindText(cell, to: statement, at: index, bytes: bytes)
         case .numberAsText:
             if affinity != .text && affinity != .blob {
-                let text = UnsafeRawBufferPointer(start: bytes + Int(cell.payload), count: Int(cell.length))
-                throw NumberText.parseInteger(text) == .overflow ? .bigIntegerInNumericColumn : .unrepresentableNumber
+                switch NumberText.affinityNumber(UnsafeRawBufferPointer(start: bytes + Int(cell.payload), count: Int(cell.length))) {
+                case .bigInteger: throw .bigIntegerInNumericColumn
+                case .unrepresentable: throw .unrepresentableNumber
+                default: throw .exactDecimal
+                }
             }
             bindText(cell, to: statement, at: index, bytes: bytes)
         case .untypedText:

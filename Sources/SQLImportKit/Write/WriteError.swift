@@ -17,8 +17,9 @@ public struct WriteError: Error, Sendable, CustomStringConvertible {
         /// The deferred unique indexes of a first load, built at the record's conflict,
         /// refuse rows inserted before it.
         case deferredUniqueIndex(String)
-        /// `--duplicate-keys error`: the record's key is that of a row the run wrote.
-        case repeatedKey
+        /// `--duplicate-keys error`: the record's key (described, or empty) is that of a
+        /// row the run wrote.
+        case repeatedKey(key: String)
     }
 
     public var position: SourcePosition
@@ -78,8 +79,8 @@ public struct WriteError: Error, Sendable, CustomStringConvertible {
             return "\(position): field \(SQLIdentifier.quote(column)) = \(value) does not fit the column's type \(type), which this run inferred from the first \(sampleRows) records; nothing was committed. Pass --type \(column)=TEXT (or the type that holds every value), or a larger --infer-rows"
         case .deferredUniqueIndex(let message):
             return "\(position): this record updates a row, so the unique indexes this first load had deferred were built first, and \(message)"
-        case .repeatedKey:
-            return "\(position): the record repeats the key of an earlier record of this run (--duplicate-keys error); nothing was committed. Remove one of them, or drop --duplicate-keys error to let the later record win"
+        case .repeatedKey(let key):
+            return "\(position): the record repeats the key\(key.isEmpty ? "" : " " + key) of an earlier record of this run (--duplicate-keys error); nothing was committed. Remove one of them, or drop --duplicate-keys error to let the later record win"
         case .identityConflict(let target, let primaryKey):
             return "\(position): the record's key \(target) and its primary key \(primaryKey) belong to different rows (or the row with that primary key holds another key), so applying it would merge two rows into one; fix the record's keys in the input, or delete the stale row first (--on-error skip sets such records aside)"
         }

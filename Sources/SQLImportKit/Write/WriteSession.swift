@@ -452,7 +452,7 @@ final class WriteSession {
     func fail(_ error: WriteError, row: Int, batch: RecordBatch) throws {
         guard let onRecordFailure, !transactionRolledBack else { throw error }
         // --duplicate-keys error stops the run, whatever --on-error says.
-        if error.reason == .repeatedKey { throw error }
+        if case .repeatedKey = error.reason { throw error }
         if case .deferredUniqueIndex = error.reason { throw error }
         if case .sqlite(let code, _) = error.reason, !StepFailure.recordCodes.contains(code & 0xFF) {
             throw error
@@ -505,6 +505,8 @@ final class WriteSession {
                 why = "has a leading zero, and this \(affinity) column would store it as a number without it; declare the column TEXT to keep it as written"
             case .unrepresentableNumber:
                 why = "is beyond the range of a double, and SQLite would store it as infinity or zero in this \(affinity) column; declare the column TEXT to keep it as written"
+            case .exactDecimal:
+                why = "is a number kept with its exact digits, which this \(affinity) column would round; declare the column TEXT to keep them"
             case .inexactReal:
                 why = "has more digits than a double holds, and this REAL column would store a neighbouring value; declare the column INTEGER or TEXT to keep it exactly"
             case .bigIntegerInNumericColumn, nil:
@@ -527,7 +529,13 @@ final class WriteSession {
             return WriteError(position: position, reason: .deferredUniqueIndex("\(deferred)"))
         }
         if failure.message == OutcomeCounters.duplicateMessage {
-            return WriteError(position: position, reason: .repeatedKey)
+            // The key the record's row was found by: the target's, else the primary key's.
+            let keys = shape.keyColumns
+            let columns = keys.map { $0.target.isEmpty ? $0.primaryKey : $0.target } ?? []
+            let names = columns.map { shape.statement.columns[$0.position] }
+            let values = columns.map { describe(batch.cell(row: row, column: shape.inputColumns[$0.position]), batch) }
+            let key = columns.isEmpty ? "" : "(\(SQLIdentifier.quoteList(names))) = (\(values.joined(separator: ", ")))"
+            return WriteError(position: position, reason: .repeatedKey(key: key))
         }
         if failure.message == OutcomeCounters.identityMessage, let target {
             func describe(_ columns: [String]) -> String {
