@@ -32,8 +32,8 @@ import Foundation
 /// batches the writer may hold before it creates the table (`batchesTheWriterMayHold`,
 /// counting those that hold records) in input order, and then waits for the writer's
 /// decision (`decide`, at its first batch with records) before it reads on, however fast
-/// either thread is. (Where runs started used to depend on timing, so
-/// two runs of one input could give new rows different rowids.)
+/// either thread is. (Where runs started used to depend on timing, so two runs of one
+/// input could give new rows different rowids.)
 final class KeyOrder: @unchecked Sendable {
     enum Comparison: Sendable, Equatable {
         case integer
