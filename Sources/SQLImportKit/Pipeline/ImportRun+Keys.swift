@@ -114,9 +114,7 @@ extension ImportRun {
 
     /// `("libraryID", "remoteID") = (1, "r1")`.
     func describeKey(row: Int, of batch: RecordBatch, shape: RowShape, columns: [KeyColumn]) -> String {
-        let names = columns.map { shape.statement.columns[$0.position] }
-        let values = columns.map { session!.describe(batch.cell(row: row, column: shape.inputColumns[$0.position]), batch) }
-        return "(\(SQLIdentifier.quoteList(names))) = (\(values.joined(separator: ", ")))"
+        session!.describeKey(row: row, of: batch, shape: shape, columns: columns)
     }
 
     /// The key columns of the target and of the primary-key clause within `shape`.

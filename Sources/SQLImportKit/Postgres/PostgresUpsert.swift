@@ -46,9 +46,9 @@ struct PostgresUpsert {
         let outsideRoute = "NOT (\(predicate)\(complete))"
         let tally = try connection.query(
             """
-            SELECT count(*) FILTER (WHERE \(outsideRoute) AND sqlimport_round > 0),
+            SELECT count(*) FILTER (WHERE \(outsideRoute)),
                    count(*) FILTER (WHERE (\(target.predicate ?? "TRUE")) IS NOT TRUE),
-                   count(*) FILTER (WHERE sqlimport_round > 0)
+                   count(*)
             FROM \(staging)
             """
         ).first ?? []
@@ -62,7 +62,7 @@ struct PostgresUpsert {
         }
         let primary = fallbackKey.flatMap(inputColumns)
         if outsideCount > 0 && primary == nil {
-            let first = try connection.query("SELECT min(sqlimport_seq) FROM \(staging) WHERE sqlimport_route = \(Self.outside) AND sqlimport_round > 0")
+            let first = try connection.query("SELECT min(sqlimport_seq) FROM \(staging) WHERE sqlimport_route = \(Self.outside)")
             let where_ = position(Int64(first.first?[0] ?? "0") ?? 0)
             if nullKey == .skip {
                 // Set aside as on SQLite, which does so before it looks for repeated keys.
@@ -79,7 +79,7 @@ struct PostgresUpsert {
             } else if nullKey == .insert {
                 counts.nullKey += outsideCount
                 let inserted = try connection.query(
-                    "INSERT INTO \(table) (\(list(columns))) SELECT \(list(columns)) FROM \(staging) WHERE sqlimport_route = \(Self.outside) AND sqlimport_round > 0 ORDER BY sqlimport_seq RETURNING 1")
+                    "INSERT INTO \(table) (\(list(columns))) SELECT \(list(columns)) FROM \(staging) WHERE sqlimport_route = \(Self.outside) ORDER BY sqlimport_seq RETURNING 1")
                 counts.inserted += inserted.count
                 try connection.execute("DELETE FROM \(staging) WHERE sqlimport_route = \(Self.outside)")
             } else {
@@ -284,7 +284,7 @@ struct PostgresUpsert {
         let inserted: Int
         do {
             inserted = try connection.executeCounting(
-                "INSERT INTO \(table) (\(list(columns))) SELECT \(list(columns)) FROM \(staging) WHERE sqlimport_round > 0 ORDER BY sqlimport_seq")
+                "INSERT INTO \(table) (\(list(columns))) SELECT \(list(columns)) FROM \(staging) ORDER BY sqlimport_seq")
         } catch {
             guard error.sqlState == "23505" else { throw error }
             try connection.execute("ROLLBACK TO SAVEPOINT sqlimport_inserts")
@@ -302,7 +302,7 @@ struct PostgresUpsert {
     private func insertAll(_ connection: PostgresConnection, counts: inout OutcomeCounts) throws {
         let inserted = try count(
             connection,
-            "WITH added AS (INSERT INTO \(table) (\(list(columns))) SELECT \(list(columns)) FROM \(staging) WHERE sqlimport_round > 0 ORDER BY sqlimport_seq RETURNING 1) SELECT count(*) FROM added")
+            "WITH added AS (INSERT INTO \(table) (\(list(columns))) SELECT \(list(columns)) FROM \(staging) ORDER BY sqlimport_seq RETURNING 1) SELECT count(*) FROM added")
         counts.inserted += inserted
     }
 

@@ -98,8 +98,9 @@ package enum NumberText {
         }
     }
 
-    /// A correctly rounded Double for number text of JSON syntax, or nil when the value
-    /// overflows to infinity or underflows to zero from a non-zero spelling.
+    /// A correctly rounded Double for number text (JSON syntax, or SQLite's: `+1`, `.5`,
+    /// `5.`), or nil when the value overflows to infinity or underflows to zero from a
+    /// non-zero spelling.
     package static func parseDouble(_ text: UnsafeRawBufferPointer) -> Double? {
         // strtod needs a NUL-terminated string; numbers are short.
         let value: Double = withUnsafeTemporaryAllocation(of: CChar.self, capacity: text.count + 1) { buffer in
@@ -181,22 +182,9 @@ package enum NumberText {
             }
             return overflow ? .bigInteger : .integer(value)
         }
-        // (`parseDouble` wants JSON syntax for its underflow test; its strtod takes this.)
-        let value: Double = withUnsafeTemporaryAllocation(of: CChar.self, capacity: number.count + 1) { buffer in
-            buffer.baseAddress!.withMemoryRebound(to: UInt8.self, capacity: number.count + 1) { bytes in
-                bytes.update(from: number.baseAddress!.assumingMemoryBound(to: UInt8.self), count: number.count)
-                bytes[number.count] = 0
-            }
-            return strtod(buffer.baseAddress!, nil)
-        }
-        if !value.isFinite { return .unrepresentable }
-        if value == 0 {
-            for byte in number {
-                if byte | 0x20 == UInt8(ascii: "e") { break }
-                if byte &- UInt8(ascii: "1") < 9 { return .unrepresentable }
-            }
-        }
-        return .real(value)
+        // (`parseDouble`'s strtod reads `+`, `.5` and `5.` too, and its underflow test
+        // looks only at the digits before the exponent.)
+        return parseDouble(number).map(AffinityNumber.real) ?? .unrepresentable
     }
 
     /// The shortest text that reads back as the same Double (`0.1`, `-0.0`, `1e+308`).

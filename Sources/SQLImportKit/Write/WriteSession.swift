@@ -487,6 +487,13 @@ final class WriteSession {
         try bind(row, of: batch, shape: shape, to: statement, startingAt: &parameter, bytes: bytes)
     }
 
+    /// `("libraryID", "remoteID") = (1, "r1")`: `row`'s values in key `columns`.
+    func describeKey(row: Int, of batch: RecordBatch, shape: RowShape, columns: [KeyColumn]) -> String {
+        let names = columns.map { shape.statement.columns[$0.position] }
+        let values = columns.map { describe(batch.cell(row: row, column: shape.inputColumns[$0.position]), batch) }
+        return "(\(SQLIdentifier.quoteList(names))) = (\(values.joined(separator: ", ")))"
+    }
+
     /// Turns a failure of `row` into an error that names the record.
     func recordError(_ failure: StepFailure, row: Int, shape: RowShape, batch: RecordBatch, inputName: String) -> WriteError {
         let position = batch.position(row: row, inputName: inputName)
@@ -530,11 +537,8 @@ final class WriteSession {
         }
         if failure.message == OutcomeCounters.duplicateMessage {
             // The key the record's row was found by: the target's, else the primary key's.
-            let keys = shape.keyColumns
-            let columns = keys.map { $0.target.isEmpty ? $0.primaryKey : $0.target } ?? []
-            let names = columns.map { shape.statement.columns[$0.position] }
-            let values = columns.map { describe(batch.cell(row: row, column: shape.inputColumns[$0.position]), batch) }
-            let key = columns.isEmpty ? "" : "(\(SQLIdentifier.quoteList(names))) = (\(values.joined(separator: ", ")))"
+            let columns = shape.keyColumns.map { $0.target.isEmpty ? $0.primaryKey : $0.target } ?? []
+            let key = columns.isEmpty ? "" : describeKey(row: row, of: batch, shape: shape, columns: columns)
             return WriteError(position: position, reason: .repeatedKey(key: key))
         }
         if failure.message == OutcomeCounters.identityMessage, let target {
