@@ -14,19 +14,65 @@ extension ImportRun {
     }
 
     /// Checks the mirror's options against the table and the input, before any write.
-    func prepareMirror(schema: TableSchema) throws {
+    func prepareMirror(schema: TableSchema, session: WriteSession) throws {
         let mirror = options.mirror
         guard mirror.isActive else { return }
         guard target != nil else { throw MirrorError.needsUpsert }
         if mirror.deleteMissing && schema.isWithoutRowid { throw MirrorError.withoutRowid(table: table) }
+        if mirror.deleteMissing && Self.rowidIsShadowed(in: schema) { throw MirrorError.rowidShadowed(table: table) }
+        if mirror.deleteMissing, let touched = session.counters.touched, touched.startMax > 0 {
+            try watchInsertsBelowStartMax(touched, schema: schema)
+        }
         scopeInputs = try mirror.scope.map { name in
             guard let column = schema.columnIndex(named: name) else { throw MirrorError.scopeNotAColumn(column: name, table: table) }
             guard let input = tableColumnOfInput.firstIndex(of: column) else { throw MirrorError.scopeNotInInput(column: name) }
             return input
         }
+        scopeTypeless = mirror.scope.map { name in
+            let column = schema.columns[schema.columnIndex(named: name)!]
+            return (schema.isStrict ? ColumnAffinity(strictType: column.declaredType) : column.affinity) == .blob
+        }
         if let tombstone = mirror.tombstone {
             tombstoneInput = fieldNames.firstIndex { $0.sqliteFolded == tombstone.field.sqliteFolded }
         }
+    }
+
+    /// The name of the temporary trigger `watchInsertsBelowStartMax` creates.
+    static let insertWatch = "sqlimport_mirror_inserted"
+
+    /// Marks every row the run inserts at or below `TouchedRows.startMax`, which
+    /// `TouchedRows` would otherwise take for a row that was there before, and delete:
+    /// a row whose `INTEGER PRIMARY KEY` the record spells `5.0` or `"+5"` and fills a
+    /// gap with, or one SQLite numbers `max(rowid) + 1` after the run deleted the last
+    /// rows (a tombstone, a trigger). SQLite decides the rowid, so a trigger asks it: a
+    /// `TEMP` trigger belongs to this connection alone, and is dropped at the end
+    /// (`stopWatchingInserts`). Its function marks through the statement's undo log.
+    private func watchInsertsBelowStartMax(_ touched: TouchedRows, schema: TableSchema) throws {
+        let marks = SeenRows(touched: touched)
+        db.add(function: DatabaseFunction(Self.insertWatch, argumentCount: 1, pure: false) { values in
+            if let rowid = Int64.fromDatabaseValue(values[0]) { marks.touched?.mark(rowid) }
+            return nil
+        })
+        let rowid = "new.\(Self.rowidName(of: schema))"
+        try db.execute(sql: "DROP TRIGGER IF EXISTS temp.\(Self.insertWatch)")
+        try db.execute(
+            sql: "CREATE TEMP TRIGGER \(Self.insertWatch) AFTER INSERT ON \(SQLIdentifier.quote(table)) WHEN \(rowid) <= \(touched.startMax) "
+                + "BEGIN SELECT \(Self.insertWatch)(\(rowid)); END")
+        watchesInserts = true
+    }
+
+    /// Drops the trigger of `watchInsertsBelowStartMax`. The function stays: a trigger
+    /// that the drop missed (the connection failed) must still find it.
+    func stopWatchingInserts() {
+        guard watchesInserts else { return }
+        watchesInserts = false
+        try? db.execute(sql: "DROP TRIGGER IF EXISTS temp.\(Self.insertWatch)")
+    }
+
+    /// Whether columns take all three of the rowid's names.
+    static func rowidIsShadowed(in schema: TableSchema) -> Bool {
+        let names = Set(schema.columns.map { $0.name.sqliteFolded })
+        return ["_rowid_", "rowid", "oid"].allSatisfy(names.contains)
     }
 
     /// How statements name the rowid of `schema`'s table (a column may shadow `_rowid_`).
@@ -45,16 +91,37 @@ extension ImportRun {
     func collectScope(row: Int, of batch: RecordBatch) {
         var key: [ScopeValue] = []
         key.reserveCapacity(scopeInputs.count)
-        for input in scopeInputs {
+        for (position, input) in scopeInputs.enumerated() {
             let cell = batch.cell(row: row, column: input)
             switch cell.kind {
             case .absent, .null: key.append(.null)
             case .integer: key.append(.integer(cell.payload))
             case .real: key.append(.real(UInt64(bitPattern: cell.payload)))
+            case .untypedText where scopeTypeless[position]:
+                // CSV text into a column without affinity is stored as the type it looks
+                // like (`StatementBinder`); the scope value must be the same value.
+                key.append(Self.typelessScopeValue(batch.text(cell)))
             default: key.append(.text(batch.text(cell)))
             }
         }
         scopeValues.insert(key)
+    }
+
+    /// CSV text as `StatementBinder` stores it in a column without affinity.
+    static func typelessScopeValue(_ text: String) -> ScopeValue {
+        var text = text
+        return text.withUTF8 { bytes in
+            let raw = UnsafeRawBufferPointer(bytes)
+            switch TypeTracker.classify(raw) {
+            case .integer:
+                if case .value(let value) = NumberText.parseInteger(raw) { return .integer(value) }
+            case .real:
+                if let value = NumberText.parseDouble(raw) { return .real(value.bitPattern) }
+            default:
+                break
+            }
+            return .text(String(decoding: bytes, as: UTF8.self))
+        }
     }
 
     /// Whether `row` is a tombstone (`--tombstone`).
@@ -153,9 +220,10 @@ extension ImportRun {
                     }
                 }))
             }
+            // The table's column on the left: its collation decides, as its indexes do.
             conditions.append(
                 "EXISTS (SELECT 1 FROM temp.sqlimport_scope AS s WHERE "
-                    + columns.map { "s.\(SQLIdentifier.quote($0)) IS \(quotedTable).\(SQLIdentifier.quote($0))" }.joined(separator: " AND ") + ")")
+                    + columns.map { "\(quotedTable).\(SQLIdentifier.quote($0)) IS s.\(SQLIdentifier.quote($0))" }.joined(separator: " AND ") + ")")
         }
         // Without the primary key in the input, rows the target cannot match (outside a
         // partial target, or with a NULL key column) are never candidates.
@@ -184,7 +252,7 @@ extension ImportRun {
         let deletions: Int = counts["missing"]
         summary.deleteCandidates = candidates
         guard deletions > 0 else { return }
-        guard try options.mirror.mayDelete(deletions, of: candidates, in: &summary) else { return }
+        guard try options.mirror.mayDelete(deletions, of: candidates, ignored: session?.counts.ignored ?? 0, in: &summary) else { return }
         do {
             try db.execute(sql: plan)
             summary.counts.deleted += db.changesCount

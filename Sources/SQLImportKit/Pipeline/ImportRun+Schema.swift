@@ -361,7 +361,7 @@ extension ImportRun {
         }
         summary.rowsPerStatement = strategy.rowsPerStatement(columns: max(mapped.count, 1), session: session)
         try startKeyOrder(session)
-        try prepareMirror(schema: schema)
+        try prepareMirror(schema: schema, session: session)
         return session
     }
 

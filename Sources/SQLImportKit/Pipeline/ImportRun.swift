@@ -42,8 +42,12 @@ final class ImportRun {
 
     // The sync mirror (`ImportRun+Mirror`).
     var scopeInputs: [Int] = []
+    /// Whether each scope column has no affinity (untyped, or `ANY` in a STRICT table).
+    var scopeTypeless: [Bool] = []
     var scopeValues = Set<[ScopeValue]>()
     var tombstoneInput: Int?
+    /// Whether the mirror's trigger watches inserts (`watchInsertsBelowStartMax`).
+    var watchesInserts = false
     /// Table column of each mapped input column, by column number; nil when dropped.
     var tableColumnOfInput: [Int?] = []
 
@@ -106,6 +110,7 @@ final class ImportRun {
     // MARK: - Run
 
     func execute() throws {
+        defer { stopWatchingInserts() }
         if let path = options.rejectsPath { rejectsFile = try RejectsFile(path: path) }
         if options.commitEvery != nil { try prepareRunLog() }
         if let existing = try TableSchema.read(db, table: table) {
@@ -278,7 +283,7 @@ final class ImportRun {
         }
         if summary.counts.ignored > 0 {
             summary.warnings.append(
-                "\(summary.counts.ignored) record(s) were dropped by an ON CONFLICT IGNORE constraint of the table: neither inserted nor updated")
+                "\(summary.counts.ignored) record(s) were dropped by SQLite (an ON CONFLICT IGNORE constraint of the table, or a trigger's RAISE(IGNORE)): neither inserted nor updated")
         }
         if summary.counts.numbersKeptAsText > 0 {
             summary.warnings.append("\(summary.counts.numbersKeptAsText) number(s) do not fit a 64-bit integer or a double exactly and were stored as TEXT")

@@ -26,10 +26,19 @@ public struct MirrorOptions: Sendable, Equatable {
     /// run `summary` describes: not when records were rejected (the rows they name cannot
     /// be told from rows the export lacks: withheld, and said), and never beyond
     /// `--max-delete` (an error: nothing is committed).
-    func mayDelete(_ deletions: Int, of candidates: Int, in summary: inout ImportSummary) throws -> Bool {
+    /// - Parameter ignored: records SQLite dropped so far (`summary` counts them later).
+    func mayDelete(_ deletions: Int, of candidates: Int, ignored: Int = 0, in summary: inout ImportSummary) throws -> Bool {
         if summary.counts.rejected > 0 {
             summary.warnings.append(
                 "--delete-missing deleted nothing: \(summary.counts.rejected) record(s) were rejected, and the rows they name cannot be told from rows the export lacks; fix them and re-run")
+            summary.deletionsWithheld = deletions
+            return false
+        }
+        // A record SQLite dropped (an `ON CONFLICT IGNORE` column, a trigger's
+        // `RAISE(IGNORE)`) may name a row it never reached: the same as a reject.
+        if ignored > 0 {
+            summary.warnings.append(
+                "--delete-missing deleted nothing: \(ignored) record(s) were dropped by SQLite (an ON CONFLICT IGNORE constraint or a trigger's RAISE(IGNORE)), and the rows they name cannot be told from rows the export lacks")
             summary.deletionsWithheld = deletions
             return false
         }
@@ -87,15 +96,25 @@ public struct Tombstone: Sendable, Equatable {
         value = parts.count > 1 ? parts[1] : nil
     }
 
+    /// `true` and `false` (any ASCII case) as the integers JSON booleans are read as.
+    private static func booleanValue(_ text: String) -> Int64? {
+        switch text.sqliteFolded {
+        case "true": return 1
+        case "false": return 0
+        default: return nil
+        }
+    }
+
     /// Whether `cell` marks its record as a tombstone.
     func matches(_ cell: Cell, text: (Cell) -> String) -> Bool {
         switch cell.kind {
         case .absent, .null: return false
         case .integer:
-            if let value { return Int64(value) == cell.payload }
+            // A JSON boolean is the integer 1 or 0: `deleted=true` matches `"deleted": true`.
+            if let value { return (Int64(value) ?? Self.booleanValue(value)) == cell.payload }
             return cell.payload != 0
         case .real:
-            if let value { return Double(value) == cell.doubleValue }
+            if let value { return (Double(value) ?? Self.booleanValue(value).map(Double.init)) == cell.doubleValue }
             return cell.doubleValue != 0
         default:
             let found = text(cell)
@@ -112,6 +131,8 @@ public enum MirrorError: Error, Sendable, CustomStringConvertible {
     case scopeNotInInput(column: String)
     case scopeNotAColumn(column: String, table: String)
     case withoutRowid(table: String)
+    /// Columns named `rowid`, `oid` and `_rowid_` hide the rowid from every statement.
+    case rowidShadowed(table: String)
     /// The guard: the run would delete more than `--max-delete` allows.
     case tooManyDeletions(deletions: Int, candidates: Int, limit: MaxDelete, emptyInput: Bool)
     /// A deletion that a foreign key restricts.
@@ -129,12 +150,14 @@ public enum MirrorError: Error, Sendable, CustomStringConvertible {
             return "--scope \(column): \(SQLIdentifier.quote(table)) has no such column"
         case .withoutRowid(let table):
             return "--delete-missing tells seen rows by their rowids, and \(SQLIdentifier.quote(table)) is a WITHOUT ROWID table; mirror it with a separate DELETE, or use a rowid table"
+        case .rowidShadowed(let table):
+            return "--delete-missing tells seen rows by their rowids, and \(SQLIdentifier.quote(table)) has columns named rowid, oid and _rowid_, which hide it; rename one of them, or mirror the table with a separate DELETE"
         case .tooManyDeletions(let deletions, let candidates, let limit, let emptyInput):
             let share = candidates > 0 ? String(format: " (%.1f%%)", Double(deletions) * 100 / Double(candidates)) : ""
             if emptyInput {
-                return "the input holds no records, so --delete-missing would delete all \(deletions) rows in scope; nothing was committed. An empty export is more often a failed one: if the table really must be emptied, re-run with --max-delete 100%"
+                return "the input holds no records, so --delete-missing would delete all \(deletions) rows in scope; no row was deleted. An empty export is more often a failed one: if the table really must be emptied, re-run with --max-delete 100%"
             }
-            return "--delete-missing would delete \(deletions) of \(candidates) rows in scope\(share), more than --max-delete \(limit) allows; nothing was committed. If the export is complete, re-run with a higher --max-delete (a count, or a percentage such as \(Int((Double(deletions) * 100 / Double(max(candidates, 1))).rounded(.up)))%)"
+            return "--delete-missing would delete \(deletions) of \(candidates) rows in scope\(share), more than --max-delete \(limit) allows; no row was deleted, and nothing after the last checkpoint (--commit-every) was committed. If the export is complete, re-run with a higher --max-delete (a count, or a percentage such as \(Int((Double(deletions) * 100 / Double(max(candidates, 1))).rounded(.up)))%)"
         case .restricted(let row, let message):
             return "deleting row \(row) failed: \(message); a foreign key of another table still refers to it, so nothing was committed. Delete or re-point the referring rows first, or pass --on-error skip to keep such rows"
         }

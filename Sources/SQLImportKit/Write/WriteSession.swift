@@ -369,12 +369,17 @@ final class WriteSession {
         guard let touched = counters.touched, let position = shape.rowidAliasPosition else { return }
         for row in rows {
             let cell = batch.cell(row: row, column: shape.inputColumns[position])
+            // Every spelling SQLite turns into an integer key: `5`, `5.0`, `"+5"`, `" 5"`.
             switch cell.kind {
             case .integer:
                 touched.mark(cell.payload)
+            case .real:
+                if let value = Int64(exactly: cell.doubleValue) { touched.mark(value) }
             case .untypedText, .text:
-                if case .value(let value) = NumberText.parseInteger(UnsafeRawBufferPointer(start: bytes + Int(cell.payload), count: Int(cell.length))) {
-                    touched.mark(value)
+                switch NumberText.affinityNumber(UnsafeRawBufferPointer(start: bytes + Int(cell.payload), count: Int(cell.length))) {
+                case .integer(let value): touched.mark(value)
+                case .real(let value): if let value = Int64(exactly: value) { touched.mark(value) }
+                default: break
                 }
             default:
                 break
