@@ -137,6 +137,85 @@ import Testing
         #expect(zeroIsNull.stdout == "a\tb\n\"\"\t0\n0\t\"0\"\nNA\t1\n")
     }
 
+    /// SQLite keeps a BLOB in any column of a table that is not STRICT: a JSON Lines
+    /// export of one comes back as the same bytes, not as the marker's text.
+    @Test(arguments: [WriteStrategyKind.typed, .cached, .multirow])
+    func aBlobInANonBlobColumnRoundTripsThroughJSONLines(_ strategy: WriteStrategyKind) throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let schema = "CREATE TABLE f (id INTEGER PRIMARY KEY, uuid TEXT, n INTEGER, r REAL, d NUMERIC)"
+        _ = try Self.makeDatabase(in: directory, schema: schema + """
+            ; INSERT INTO f VALUES (1, x'00ff10', x'', x'01', x'02'), (2, 'text', 5, 0.5, 7);
+            """)
+        let exported = try TestSupport.run(["export", "f", "--db", "app.db", "-o", "f.jsonl"], in: directory)
+        #expect(exported.status == 0, "\(exported.stderr)")
+        let copy = directory.appendingPathComponent("copy.db").path
+        try TestSupport.createDatabase(copy, schema: schema)
+        let result = try TestSupport.run(["f.jsonl", "--db", copy, "--upsert", "id", "--strategy", strategy.rawValue], in: directory)
+        #expect(result.status == 0, "\(result.stderr)")
+        let sql = "SELECT id, typeof(uuid), hex(uuid), typeof(n), hex(n), typeof(r), hex(r), typeof(d), hex(d) FROM f ORDER BY id"
+        let original = try DatabaseQueue(path: directory.appendingPathComponent("app.db").path).read { try Row.fetchAll($0, sql: sql) }
+        let restored = try DatabaseQueue(path: copy).read { try Row.fetchAll($0, sql: sql) }
+        #expect(restored == original)
+        #expect(restored.first?[1] == "blob")
+    }
+
+    /// Export spells ±infinity `±1e999`; import reads exactly that spelling back as
+    /// ±infinity, into a REAL column and an untyped one, from every format.
+    @Test(arguments: InputFormat.allCases)
+    func infinityRoundTripsAsOneE999(_ format: InputFormat) throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        for type in ["REAL", ""] {
+            let schema = "CREATE TABLE t (id INTEGER PRIMARY KEY, v \(type))"
+            let source = directory.appendingPathComponent("source\(type).db").path
+            try TestSupport.createDatabase(source, schema: schema + "; INSERT INTO t VALUES (1, 1e999), (2, -1e999), (3, 1.5);")
+            let file = "t\(type).\(format.rawValue)"
+            let exported = try TestSupport.run(["export", "t", "--db", source, "-o", file], in: directory)
+            #expect(exported.status == 0, "\(exported.stderr)")
+            let copy = directory.appendingPathComponent("copy\(type).db").path
+            try TestSupport.createDatabase(copy, schema: schema)
+            let imported = try TestSupport.run([file, "--db", copy, "--table", "t", "--upsert", "id"], in: directory)
+            #expect(imported.status == 0, "\(type) \(format): \(imported.stderr)")
+            let sql = "SELECT id, typeof(v), v FROM t ORDER BY id"
+            let original = try DatabaseQueue(path: source).read { try Row.fetchAll($0, sql: sql) }
+            #expect(try DatabaseQueue(path: copy).read { try Row.fetchAll($0, sql: sql) } == original, "\(type) \(format)")
+        }
+    }
+
+    @Test func aNullMarkerThatWouldBreakAFieldIsRefused() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        _ = try Self.makeDatabase(in: directory, schema: "CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT); INSERT INTO t VALUES (1, NULL);")
+        for (format, marker) in [("csv", "a,b"), ("csv", "\"q\""), ("tsv", "a\tb"), ("csv", "x\ny")] {
+            let refused = try TestSupport.run(["export", "t", "--db", "app.db", "--format", format, "--null", marker, "-o", "out.\(format)"], in: directory)
+            #expect(refused.status == 64, "\(format) \(marker)")
+            #expect(refused.stderr.contains("choose a plain marker"), "\(refused.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("out.\(format)").path))
+        }
+    }
+
+    /// `SELECT *` over a join has two `id` columns: an import keeps one of them, so the
+    /// export refuses, in every format, and says how to name them.
+    @Test(arguments: InputFormat.allCases)
+    func aResultWithTwoColumnsOfOneNameIsRefused(_ format: InputFormat) throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        _ = try Self.makeDatabase(in: directory, schema: """
+            CREATE TABLE a (id INTEGER PRIMARY KEY, name TEXT); CREATE TABLE b (id INTEGER PRIMARY KEY, a_id INTEGER, Name TEXT);
+            INSERT INTO a VALUES (1, 'A'); INSERT INTO b VALUES (7, 1, 'B');
+            """)
+        let refused = try TestSupport.run(
+            ["export", "--db", "app.db", "--format", format.rawValue, "--query", "SELECT * FROM a JOIN b ON b.a_id = a.id"], in: directory)
+        #expect(refused.status == 64)
+        #expect(refused.stdout.isEmpty)
+        #expect(refused.stderr.contains(#"more than one column named "id", "Name""#), "\(refused.stderr)")
+        let named = try TestSupport.run(
+            ["export", "--db", "app.db", "--format", format.rawValue, "--query", "SELECT a.id AS a_id, a.name, b.id AS b_id, b.Name AS b_name FROM a JOIN b ON b.a_id = a.id"],
+            in: directory)
+        #expect(named.status == 0, "\(named.stderr)")
+    }
+
     @Test func jsonEscapesControlCharactersAndKeepsNulAndEmoji() throws {
         let directory = TestSupport.temporaryDirectory()
         defer { TestSupport.remove(directory) }

@@ -102,6 +102,31 @@ import Testing
         #expect(stored.map(\.bitPattern) == texts.map { Double($0)!.bitPattern })
     }
 
+    /// SQLite would render a REAL bound into a TEXT column with 15 significant digits
+    /// (0.30000000000000004 → "0.3"): a JSON number keeps every digit its double has, in a
+    /// declared TEXT column, a STRICT one, and one inferred as TEXT for mixed values.
+    @Test(arguments: [WriteStrategyKind.typed, .cached, .multirow])
+    func aJSONRealIntoATextColumnKeepsEveryDigit(_ strategy: WriteStrategyKind) throws {
+        let texts = ["0.30000000000000004", "3.4523399999999995", "1234567.8901234567", "9007199254740993.0", "5e-324", "1e+16", "0.5"]
+        for schema in ["CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)", "CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT) STRICT", nil] {
+            let directory = TestSupport.temporaryDirectory()
+            defer { TestSupport.remove(directory) }
+            let database = directory.appendingPathComponent("db.sqlite").path
+            if let schema { try TestSupport.createDatabase(database, schema: schema) }
+            let lines = texts.enumerated().map { "{\"id\":\($0.offset + 1),\"v\":\($0.element)}" } + [#"{"id":99,"v":"text"}"#]
+            let input = TestSupport.write(lines.joined(separator: "\n"), to: directory.appendingPathComponent("t.jsonl"))
+            _ = try TestSupport.runImport([input], database: database) {
+                $0.table = "t"
+                $0.strategy = strategy
+                $0.inferRows = 100
+            }
+            let stored = try DatabaseQueue(path: database).read { try Row.fetchAll($0, sql: "SELECT v, typeof(v) AS type FROM t WHERE id < 99 ORDER BY id") }
+            #expect(stored.allSatisfy { $0["type"] as String == "text" }, "\(schema ?? "inferred")")
+            // Each text reads back as the very double the input's number is.
+            #expect(stored.map { Double($0["v"] as String)!.bitPattern } == texts.map { Double($0)!.bitPattern }, "\(schema ?? "inferred")")
+        }
+    }
+
     /// SQLite stores an integral REAL as an integer on disk, so -0.0 reads back as 0.0
     /// from a REAL column (documented in README.md). The value is still a REAL zero.
     @Test func negativeZeroIsStoredAsARealZero() throws {

@@ -22,6 +22,8 @@ public enum ExportError: Error, Equatable, CustomStringConvertible {
     case unboundPostgresParameter(name: String)
     /// A PostgreSQL `--query` with `$1`, which `--param` cannot name.
     case positionalPostgresParameter(String)
+    /// The result has two columns of one name (a `SELECT *` over a join).
+    case duplicateColumns(names: [String])
 
     public var description: String {
         switch self {
@@ -48,6 +50,9 @@ public enum ExportError: Error, Equatable, CustomStringConvertible {
             return "--query has :\(name), and no --param binds it; pass --param \(name)=VALUE (an array slice a[lo:hi] is written a[lo : hi])"
         case .positionalPostgresParameter(let parameter):
             return "--query has a positional \(parameter) parameter; name it (WHERE \"updatedAt\" >= :since) and pass --param since=VALUE"
+        case .duplicateColumns(let names):
+            let list = names.map(SQLIdentifier.quote).joined(separator: ", ")
+            return "the result has more than one column named \(list) (a SELECT * over a join?); an import would keep only the last of them. Name each column once with AS in --query (SELECT a.id AS a_id, b.id AS b_id ...)"
         case .invalidUTF8(let column, let row):
             return "row \(row), column \(SQLIdentifier.quote(column)): the TEXT value is not valid UTF-8, which JSON cannot carry; export as CSV or TSV (raw bytes), or select CAST(\(SQLIdentifier.quote(column)) AS BLOB) in --query"
         }

@@ -45,7 +45,7 @@ public final class Exporter {
         defer { sqlite3_finalize(statement) }
         try bindParameters(statement)
         let columns = (0 ..< sqlite3_column_count(statement)).map { String(cString: sqlite3_column_name(statement, $0)) }
-        var encoder = ValueText.encoder(for: format, columns: columns, nullText: options.nullText)
+        var encoder = try ValueText.encoder(for: format, columns: columns, nullText: options.nullText)
 
         return try ExportOutput.write(options, format: format, compression: compression, columns: columns) { writer in
             try encoder.begin(into: &writer.bytes)

@@ -15,7 +15,19 @@ protocol RowEncoder {
 /// Value spellings shared by every format.
 enum ValueText {
     /// The encoder for `format`, given the result's column names.
-    static func encoder(for format: InputFormat, columns: [String], nullText: String?) -> RowEncoder {
+    /// - Throws: `.duplicateColumns` when two columns share a name (as import matches
+    ///   fields: ASCII case aside), which would make the later value replace the earlier
+    ///   on import; `.conflictingOptions` for a `--null` text that would break a field.
+    static func encoder(for format: InputFormat, columns: [String], nullText: String?) throws(ExportError) -> RowEncoder {
+        var seen = Set<String>()
+        let repeated = columns.filter { !seen.insert($0.sqliteFolded).inserted }
+        if !repeated.isEmpty { throw .duplicateColumns(names: repeated) }
+        if let nullText, format == .csv || format == .tsv,
+            nullText.utf8.contains(where: { [UInt8(ascii: format == .csv ? "," : "\t"), UInt8(ascii: "\""), 0x0A, 0x0D].contains($0) })
+        {
+            throw .conflictingOptions(
+                "--null \(nullText): the text holds a delimiter, a quote or a line break, which would split or end the field it stands in; choose a plain marker such as NULL or \\N")
+        }
         switch format {
         case .jsonl: return JSONRowEncoder(columns: columns, array: false)
         case .json: return JSONRowEncoder(columns: columns, array: true)

@@ -98,9 +98,16 @@ package enum NumberText {
         }
     }
 
+    /// Whether `text` is `1e999` or `-1e999`: how export spells ±infinity (a REAL SQLite
+    /// can hold, which JSON has no literal for), read back as infinity. Any other literal
+    /// past a Double's range may not mean infinity, and stays refused.
+    static func isInfinitySpelling(_ text: UnsafeRawBufferPointer) -> Bool {
+        text.elementsEqual("1e999".utf8) || text.elementsEqual("-1e999".utf8)
+    }
+
     /// A correctly rounded Double for number text (JSON syntax, or SQLite's: `+1`, `.5`,
     /// `5.`), or nil when the value overflows to infinity or underflows to zero from a
-    /// non-zero spelling.
+    /// non-zero spelling; `±1e999`, export's spelling of ±infinity, is ±infinity.
     package static func parseDouble(_ text: UnsafeRawBufferPointer) -> Double? {
         // strtod needs a NUL-terminated string; numbers are short.
         let value: Double = withUnsafeTemporaryAllocation(of: CChar.self, capacity: text.count + 1) { buffer in
@@ -110,7 +117,7 @@ package enum NumberText {
             }
             return strtod(buffer.baseAddress!, nil)
         }
-        if !value.isFinite { return nil }
+        if !value.isFinite { return isInfinitySpelling(text) ? value : nil }
         if value == 0 {
             // Underflow: a non-zero digit before the exponent, yet zero came out.
             for byte in text {
@@ -189,6 +196,6 @@ package enum NumberText {
 
     /// The shortest text that reads back as the same Double (`0.1`, `-0.0`, `1e+308`).
     package static func shortest(_ value: Double) -> String {
-        value.description
+        value.isInfinite ? (value < 0 ? "-1e999" : "1e999") : value.description
     }
 }

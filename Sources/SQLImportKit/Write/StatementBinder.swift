@@ -28,8 +28,12 @@ enum StatementBinder {
     static var transient: sqlite3_destructor_type { unsafeBitCast(-1, to: sqlite3_destructor_type.self) }
 
     @inline(__always)
+    /// - Parameter anyColumnHoldsBlobs: true for a table that is not STRICT, whose every
+    ///   column may hold a BLOB: a JSON marker (`{"$base64":...}`, what export writes for
+    ///   a BLOB whatever the column) binds as bytes into any column of it.
     static func bind(
-        _ cell: Cell, affinity: ColumnAffinity, to statement: OpaquePointer, at index: Int32, bytes: UnsafePointer<UInt8>
+        _ cell: Cell, affinity: ColumnAffinity, to statement: OpaquePointer, at index: Int32, bytes: UnsafePointer<UInt8>,
+        anyColumnHoldsBlobs: Bool = false
     ) throws(Refusal) {
         switch cell.kind {
         case .absent, .null:
@@ -38,9 +42,17 @@ enum StatementBinder {
             if affinity == .real, !isExactDouble(cell.payload) { throw .inexactReal }
             sqlite3_bind_int64(statement, index, cell.payload)
         case .real:
+            if affinity == .text {
+                // SQLite would turn the REAL into text with 15 significant digits
+                // (0.30000000000000004 → "0.3"): bind the shortest text that reads back
+                // as the same double, as Python's repr spells it ("1e-05", "100000.0").
+                let text = NumberText.shortest(cell.doubleValue)
+                sqlite3_bind_text(statement, index, text, Int32(text.utf8.count), transient)
+                return
+            }
             sqlite3_bind_double(statement, index, cell.doubleValue)
         case .text, .json:
-            if cell.kind == .json, affinity == .blob, bindBlob(cell, to: statement, at: index, bytes: bytes, BlobMarker.decodeJSON) { return }
+            if cell.kind == .json, affinity == .blob || anyColumnHoldsBlobs, bindBlob(cell, to: statement, at: index, bytes: bytes, BlobMarker.decodeJSON) { return }
             if cell.kind == .text, affinity.convertsNumbers {
                 // A JSON string that looks like a number: the column stores the number.
                 if isLeadingZeroNumber(cell, bytes) { throw .leadingZeroNumber }

@@ -477,7 +477,8 @@ final class WriteSession {
             let index = start + shape.inputColumns[position]
             let cell = index < end ? batch.cells[index] : .absent
             do {
-                try StatementBinder.bind(cell, affinity: shape.affinities[position], to: statement, at: parameter, bytes: bytes)
+                try StatementBinder.bind(
+                    cell, affinity: shape.affinities[position], to: statement, at: parameter, bytes: bytes, anyColumnHoldsBlobs: !schema.isStrict)
             } catch {
                 sqlite3_clear_bindings(statement)
                 throw StepFailure(code: 0, message: "", refusedColumn: position, refusal: error)
