@@ -627,11 +627,13 @@ final class PostgresRun {
         out.reserveCapacity(piece + 64 << 10)
         firstSequence = sequence
         // A JSON string into a json/jsonb column is that JSON string, quoted (nested JSON
-        // is already JSON text; CSV text is JSON as written). A number beyond a double's
-        // range into a float column is an infinity, as SQLite stores it.
+        // is already JSON text; CSV text is JSON as written). `±1e999` (export's spelling
+        // of infinity) into a float column is an infinity, as SQLite stores it; other
+        // numbers such a column would change are refused (`PostgresValueCheck`).
         let types = fields.map { schema.column(named: columnOfField[$0]!)?.type ?? "" }
         let isJSON = types.map { $0 == "json" || $0 == "jsonb" }
-        let isFloat = types.map { $0 == "double precision" || $0 == "real" }
+        let families = types.map(PostgresValueCheck.Family.init(type:))
+        let isFloat = families.map { $0 == .double || $0 == .float }
         var quoted: [UInt8] = []
         try batch.bytes.withUnsafeBufferPointer { buffer in
             let bytes = buffer.baseAddress!
@@ -653,11 +655,18 @@ final class PostgresRun {
                         quoted.withUnsafeBytes { Self.appendEscaped($0, to: &out) }
                         continue
                     }
-                    if cell.kind == .numberAsText && isFloat[position],
-                        let value = Double(String(decoding: UnsafeRawBufferPointer(start: bytes + Int(cell.payload), count: Int(cell.length)), as: UTF8.self)),
-                        value.isInfinite
+                    if let why = PostgresValueCheck.refusal(cell, family: families[position], bytes: bytes) {
+                        throw PostgresError(
+                            kind: .data,
+                            message: "field \(SQLIdentifier.quote(fieldNames[field])) = \(cell.kind == .integer ? String(cell.payload) : batch.text(cell)) \(why)",
+                            position: batch.position(row: row, inputName: inputNames[batch.inputIndex]))
+                    }
+                    if isFloat[position], cell.kind == .text || cell.kind == .untypedText || cell.kind == .real,
+                        cell.kind == .real ? cell.doubleValue.isInfinite
+                            : NumberText.isInfinitySpelling(UnsafeRawBufferPointer(start: bytes + Int(cell.payload), count: Int(cell.length)))
                     {
-                        out.append(contentsOf: Array((value < 0 ? "-Infinity" : "Infinity").utf8))
+                        let negative = cell.kind == .real ? cell.doubleValue < 0 : bytes[Int(cell.payload)] == UInt8(ascii: "-")
+                        out.append(contentsOf: Array((negative ? "-Infinity" : "Infinity").utf8))
                         continue
                     }
                     switch cell.kind {
