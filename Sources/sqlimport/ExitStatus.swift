@@ -103,7 +103,7 @@ enum ExitStatus {
         case let error as OutputError:
             switch error {
             case .brokenPipe: return success
-            case .alreadyExists: return usage
+            case .alreadyExists, .wouldReplaceSource: return usage
             case .cannotCreate, .writeFailed, .appendFailed: return ioError
             case .compressionFailed: return software
             }

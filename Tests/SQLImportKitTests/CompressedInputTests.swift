@@ -55,6 +55,23 @@ import Testing
         #expect(summary.counts.inserted == 2)
     }
 
+    /// `pzstd` and seekable-format writers begin with a skippable frame (magic 50 2A 4D 18
+    /// to 5F 2A 4D 18), which libzstd steps over: still zstd, from a file or a pipe.
+    @Test(arguments: [UInt8(0x50), 0x5F])
+    func zstdThatStartsWithASkippableFrameIsZstd(_ first: UInt8) throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let plain = TestSupport.write(Self.lines, to: directory.appendingPathComponent("plain.jsonl"))
+        try Self.compress("zstd", ["-q"], plain)
+        let skippable: [UInt8] = [first, 0x2A, 0x4D, 0x18, 4, 0, 0, 0, 0xDE, 0xAD, 0xBE, 0xEF]
+        let path = directory.appendingPathComponent("items.jsonl.zst")
+        try (Data(skippable) + Data(contentsOf: URL(fileURLWithPath: plain + ".zst"))).write(to: path)
+        #expect(Compression.detect(skippable) == .zstd)
+        let summary = try TestSupport.runImport([path.path], database: directory.appendingPathComponent("db").path)
+        #expect(summary.counts.inserted == 5000)
+        #expect(summary.inputs[0].compression == .zstd)
+    }
+
     @Test(arguments: ["zstd", "gzip"])
     func truncatedStreamIsAnErrorWithNameAndOffsetAndCommitsNothing(_ tool: String) throws {
         let directory = TestSupport.temporaryDirectory()

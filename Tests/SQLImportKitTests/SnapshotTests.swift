@@ -114,6 +114,45 @@ import Testing
         #expect(try StockTool.listing(directory) == ["app.db", "other.db", "taken.sqlite.zst"])
     }
 
+    /// `--force` replaces an output, never the file being read: a snapshot or an export
+    /// onto the live database (or its journal), a restore onto its own snapshot.
+    @Test func noCommandReplacesTheFileItReadsEvenWithForce() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let database = try Self.makeDatabase(in: directory)
+        let before = try TestSupport.dump(database)
+        for arguments in [
+            ["snapshot", "--db", "app.db", "-o", "app.db", "--force"], ["snapshot", "--db", "app.db", "-o", "./app.db-journal", "--force"],
+            ["export", "items", "--db", "app.db", "-o", "./app.db", "--format", "csv", "--force"],
+            ["export", "items", "--db", database, "-o", "app.db", "--format", "jsonl", "--force"],
+        ] {
+            let refused = try TestSupport.run(arguments, in: directory)
+            #expect(refused.status == 64, "\(arguments)")
+            #expect(refused.stderr.contains("writing there would replace what is being read, even with --force"), "\(refused.stderr)")
+        }
+        #expect(try TestSupport.dump(database) == before)
+        #expect(try TestSupport.run(["snapshot", "--db", "app.db", "-o", "s.zst"], in: directory).status == 0)
+        let snapshot = try Data(contentsOf: directory.appendingPathComponent("s.zst"))
+        let onItself = try TestSupport.run(["restore", "s.zst", "--db", "s.zst", "--force"], in: directory)
+        #expect(onItself.status == 64, "\(onItself.stderr)")
+        #expect(try Data(contentsOf: directory.appendingPathComponent("s.zst")) == snapshot)
+    }
+
+    /// Two snapshots joined (`cat a.zst b.zst`) are two valid zstd frames whose bytes
+    /// make a sound-looking first database with the second appended: refused as damaged.
+    @Test func twoSnapshotsJoinedAreRefusedAsDamaged() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        _ = try Self.makeDatabase(in: directory)
+        #expect(try TestSupport.run(["snapshot", "--db", "app.db", "-o", "a.zst"], in: directory).status == 0)
+        let frame = try Data(contentsOf: directory.appendingPathComponent("a.zst"))
+        try (frame + frame).write(to: directory.appendingPathComponent("ab.zst"))
+        let joined = try TestSupport.run(["restore", "ab.zst", "--db", "r.db"], in: directory)
+        #expect(joined.status == 65)
+        #expect(joined.stderr.contains("something was joined to it"), "\(joined.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("r.db").path))
+    }
+
     @Test(arguments: [
         (["snapshot", "--db", "missing.db", "-o", "s.sqlite.zst"], Int32(73), "unable to open database file"),
         (["snapshot", "--db", "app.db", "-o", "no/such/folder/s.sqlite.zst"], Int32(74), "cannot create no/such/folder/s.sqlite.zst"),

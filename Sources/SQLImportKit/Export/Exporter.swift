@@ -29,6 +29,9 @@ public final class Exporter {
     ///
     /// - Parameter progress: called with the rows written so far, every 65,536 rows.
     public func run(progress: ((Int) -> Void)? = nil) throws -> ExportSummary {
+        if let path = options.outputFile {
+            try OutputError.refuseReplacing(source: options.databasePath, with: path, what: "the database being exported")
+        }
         if let path = options.outputFile, !options.force, FileManager.default.fileExists(atPath: path) {
             throw OutputError.alreadyExists(path: path, what: "exports")
         }

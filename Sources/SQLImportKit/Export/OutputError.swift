@@ -10,6 +10,8 @@ public enum OutputError: Error, Equatable, CustomStringConvertible {
     case writeFailed(path: String, reason: String)
     /// A file written as the run goes (`--rejects`) could not take more.
     case appendFailed(path: String, reason: String)
+    /// The output names the file the command reads (or that database's journal).
+    case wouldReplaceSource(path: String, source: String)
     /// libzstd or zlib refused a parameter or failed.
     case compressionFailed(compression: Compression, reason: String)
 
@@ -25,8 +27,36 @@ public enum OutputError: Error, Equatable, CustomStringConvertible {
             return "writing \(path) failed (\(reason)); check the free space and permissions. Nothing was left behind"
         case .appendFailed(let path, let reason):
             return "writing \(path) failed (\(reason)); check the free space and permissions. It keeps the lines written before"
+        case .wouldReplaceSource(let path, let source):
+            return "\(path) is \(source); writing there would replace what is being read, even with --force. Choose another output name"
         case .compressionFailed(let compression, let reason):
             return "\(compression.rawValue) compression failed: \(reason)"
+        }
+    }
+}
+
+import Foundation
+
+extension OutputError {
+    /// Refuses an output that is `source` itself, or one of SQLite's side files of it
+    /// (`-journal`, `-wal`, `-shm`): `--force` would replace a live database with its own
+    /// export. Compared by device and inode where the files exist, else by path.
+    static func refuseReplacing(source: String, with output: String, what: String) throws(OutputError) {
+        func identity(_ path: String) -> (UInt64, UInt64)? {
+            var info = stat()
+            return stat(path, &info) == 0 ? (UInt64(info.st_dev), UInt64(info.st_ino)) : nil
+        }
+        let outputIdentity = identity(output)
+        let standardized = URL(fileURLWithPath: output).standardizedFileURL.path
+        for suffix in ["", "-journal", "-wal", "-shm"] {
+            let candidate = source + suffix
+            let same: Bool
+            if let outputIdentity, let sourceIdentity = identity(candidate) {
+                same = outputIdentity == sourceIdentity
+            } else {
+                same = URL(fileURLWithPath: candidate).standardizedFileURL.path == standardized
+            }
+            if same { throw .wouldReplaceSource(path: output, source: suffix.isEmpty ? what : "\(what)'s \(suffix) file") }
         }
     }
 }

@@ -51,6 +51,7 @@ public final class Restorer {
         if !options.force, FileManager.default.fileExists(atPath: target) {
             throw OutputError.alreadyExists(path: target, what: "databases")
         }
+        try OutputError.refuseReplacing(source: options.snapshotPath, with: target, what: "the snapshot restore reads")
         let input = try InputSource(path: options.snapshotPath, acceptsAnyFile: true)
         let file = try AtomicOutputFile(destination: target, purpose: "restore")
         // Opening the copy for the check may create SQLite's side files next to it.
@@ -85,10 +86,22 @@ public final class Restorer {
     private func verify(_ path: String) throws {
         let header = FileHandle(forReadingAtPath: path).flatMap { handle in
             defer { try? handle.close() }
-            return try? handle.read(upToCount: 16)
-        }
-        guard header == Data("SQLite format 3\0".utf8) else {
+            return try? handle.read(upToCount: 100)
+        }.map { [UInt8]($0) } ?? []
+        guard header.count == 100, header.prefix(16).elementsEqual("SQLite format 3\0".utf8) else {
             throw SnapshotError.notADatabase(snapshot: options.snapshotPath)
+        }
+        // The header's page count holds when its change counter matches the number that
+        // validates it (always so in what VACUUM INTO writes): the file must be exactly
+        // that long, or bytes were joined to it (`cat a.zst b.zst`, two valid frames).
+        func bigEndian(_ offset: Int, _ count: Int) -> Int { header[offset ..< offset + count].reduce(0) { $0 << 8 | Int($1) } }
+        let pageSize = bigEndian(16, 2) == 1 ? 65536 : bigEndian(16, 2)
+        if bigEndian(24, 4) == bigEndian(92, 4), bigEndian(28, 4) > 0,
+            let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size != pageSize * bigEndian(28, 4)
+        {
+            throw SnapshotError.damaged(
+                snapshot: options.snapshotPath,
+                reason: "it decompresses to \(size) bytes, and the database it holds is \(pageSize * bigEndian(28, 4)): something was joined to it (two snapshots concatenated?)")
         }
         var problems: [String]
         do {

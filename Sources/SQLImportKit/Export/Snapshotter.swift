@@ -72,6 +72,7 @@ public final class Snapshotter {
     ///   the bytes compressed and the copy's size).
     public func run(now: Date = Date(), progress: ((SnapshotProgress) -> Void)? = nil) throws -> SnapshotSummary {
         let output = options.outputPath ?? Self.defaultName(at: now)
+        try OutputError.refuseReplacing(source: options.databasePath, with: output, what: "the database being copied")
         if !options.force, FileManager.default.fileExists(atPath: output) {
             throw OutputError.alreadyExists(path: output, what: "snapshots")
         }

@@ -5,10 +5,12 @@ public enum Compression: String, Sendable, Codable {
     case zstd
     case gzip
 
-    /// zstd frames start with 28 B5 2F FD, gzip members with 1F 8B.
+    /// zstd frames start with 28 B5 2F FD, zstd's skippable frames (which `pzstd` and
+    /// seekable-format writers put first) with 5? 2A 4D 18, gzip members with 1F 8B.
     public static func detect(_ magic: some Collection<UInt8>) -> Compression {
         let bytes = Array(magic.prefix(4))
         if bytes.count >= 4, bytes[0] == 0x28, bytes[1] == 0xB5, bytes[2] == 0x2F, bytes[3] == 0xFD { return .zstd }
+        if bytes.count >= 4, bytes[0] & 0xF0 == 0x50, bytes[1] == 0x2A, bytes[2] == 0x4D, bytes[3] == 0x18 { return .zstd }
         if bytes.count >= 2, bytes[0] == 0x1F, bytes[1] == 0x8B { return .gzip }
         return .none
     }
