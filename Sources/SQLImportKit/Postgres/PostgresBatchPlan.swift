@@ -4,13 +4,15 @@
 ///   sharing either key, so that no statement touches a row twice and records of one row
 ///   apply in input order, each written, as one plain upsert per record would (none is
 ///   dropped for a later one: its constraint failure would go unreported);
-/// - a record is a repeat when an earlier record of the run shared either key (it lands
-///   on a row the run already touched).
+/// - a record is a repeat when it lands on a row an earlier record of the run landed on,
+///   as far as the keys tell it (SQLite counts by the rows touched; see `countingKeys`).
 struct PostgresBatchPlan {
     /// Per row: its round (1, 2, ...).
     var rounds: [Int32]
-    /// Records landing on a key the run met before.
+    /// Records landing on a row an earlier record of the run landed on.
     var repeats = 0
+    /// True when a record shares either key with an earlier record of the run.
+    var meetsEarlierKeys = false
     /// True when a key is shared by records of different shapes: the batch is then
     /// applied in runs of consecutive records of one shape, in input order.
     var shapesShareKeys = false
@@ -38,6 +40,8 @@ struct PostgresBatchPlan {
         lastWritten.reserveCapacity(count * 2)
         var shapeOfKey: [Int: Int] = [:]
         shapeOfKey.reserveCapacity(count * 2)
+        var lastLanded: [Int: Int] = [:]
+        lastLanded.reserveCapacity(count * 2)
         for row in 0 ..< count {
             let (target, primary) = keys[row]
             for key in [target, primary] {
@@ -62,15 +66,51 @@ struct PostgresBatchPlan {
             // A tombstone is no repeat and leaves no key to repeat, as on SQLite; it keeps
             // its place in the rounds.
             guard !tombstones.contains(row) else { continue }
-            if written != nil || seenBefore {
+            if written != nil || seenBefore { meetsEarlierKeys = true }
+            let counting = Self.countingKeys(keys[row])
+            var landedBefore: Int??
+            for probe in counting.probes {
+                if let earlier = lastLanded[probe] { landedBefore = .some(max(earlier, landedBefore.flatMap { $0 } ?? earlier)) }
+                else if landedBefore == nil, seen.contains(probe) { landedBefore = .some(nil) }
+            }
+            if let landedBefore {
                 repeats += 1
-                try duplicate?(written?.row, row)
+                try duplicate?(landedBefore, row)
             }
             for key in [target, primary] {
                 guard let key else { continue }
                 lastWritten[key] = (rounds[row], row)
                 if seen.insert(key).inserted { added.append(key) }
             }
+            for mark in counting.marks {
+                lastLanded[mark] = row
+                if seen.insert(mark).inserted { added.append(mark) }
+            }
         }
+    }
+
+    /// Which hashes tell that a record lands on a row an earlier one landed on (`probes`),
+    /// and which it leaves for later records (`marks`):
+    /// - a record with a complete target key (inside a partial target) lands on the row
+    ///   holding that key, whose primary key may be another (a stored row's): it repeats
+    ///   an earlier record of the same target key, or an earlier record routed by the
+    ///   same primary key (that row has it; the identity rule sends the record there or
+    ///   refuses it). An earlier record inside the target with its primary key is no
+    ///   repeat: it may have landed on a row of another primary key, leaving its own
+    ///   unwritten.
+    /// - a record routed by its primary key lands on the row holding it: it repeats any
+    ///   earlier record of that primary key.
+    static func countingKeys(_ key: (target: Int?, primary: Int?)) -> (probes: [Int], marks: [Int]) {
+        let routedByPrimary = key.primary.map { primary in
+            var hasher = Hasher()
+            hasher.combine(4 as UInt8)
+            hasher.combine(primary)
+            return hasher.finalize()
+        }
+        if let target = key.target {
+            return ([target] + (routedByPrimary.map { [$0] } ?? []), [target] + (key.primary.map { [$0] } ?? []))
+        }
+        guard let primary = key.primary else { return ([], []) }
+        return ([primary], [primary, routedByPrimary!])
     }
 }

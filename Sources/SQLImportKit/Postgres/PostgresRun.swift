@@ -449,7 +449,7 @@ final class PostgresRun {
             if shapes[group.shape].last == -1 {
                 try writeTombstones(rows: group.rows, of: batch)
             } else {
-                try write(rows: group.rows, fields: shapes[group.shape], rounds: rounds, meetsEarlierKeys: plan.repeats > 0, of: batch)
+                try write(rows: group.rows, fields: shapes[group.shape], rounds: rounds, meetsEarlierKeys: plan.meetsEarlierKeys, of: batch)
             }
         }
     }
@@ -482,14 +482,25 @@ final class PostgresRun {
     private func keysMetBefore(_ keys: [(target: Int?, primary: Int?)]) throws -> Set<Int> {
         // Sorted, so that the server's index takes them in order.
         var batchKeys = Set<Int>()
+        var probes = Set<Int>()
         for key in keys {
             if let target = key.target { batchKeys.insert(target) }
             if let primary = key.primary { batchKeys.insert(primary) }
+            let counting = PostgresBatchPlan.countingKeys(key)
+            batchKeys.formUnion(counting.marks)
+            probes.formUnion(counting.probes)
         }
-        guard !batchKeys.isEmpty else { return [] }
+        // A probe that is no mark of this batch is only looked up, never added.
+        let lookups = probes.subtracting(batchKeys)
+        var met = Set<Int>()
+        if !lookups.isEmpty {
+            let list = "{" + lookups.sorted().map(String.init).joined(separator: ",") + "}"
+            met = Set(try connection.query("SELECT h FROM sqlimport_keys WHERE h = ANY($1::bigint[])", [list]).compactMap { $0[0].flatMap(Int.init) })
+        }
+        guard !batchKeys.isEmpty else { return met }
         let list = "{" + batchKeys.sorted().map(String.init).joined(separator: ",") + "}"
         let added = try connection.query("INSERT INTO sqlimport_keys SELECT unnest($1::bigint[]) ON CONFLICT DO NOTHING RETURNING h", [list])
-        return batchKeys.subtracting(added.compactMap { $0[0].flatMap(Int.init) })
+        return met.union(batchKeys.subtracting(added.compactMap { $0[0].flatMap(Int.init) }))
     }
 
     /// Whether `predicate` (as `pg_get_expr` prints it) names `column`: quoted, or bare
