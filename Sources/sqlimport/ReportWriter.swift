@@ -19,6 +19,8 @@ enum ReportWriter {
         var rowsPerStatement: Int?
         var counts: OutcomeCounts?
         var resumedRecords: Int?
+        /// `--resume`: rejects of the interrupted run's committed part, in `rejected`.
+        var resumedRejects: Int?
         /// `--resume`: inputs that changed since the interrupted run, imported from their
         /// first record.
         var restartedInputs: [String]?
@@ -55,6 +57,7 @@ enum ReportWriter {
             exitCode: exitCode, error: error, database: summary.database, table: summary.table, inputs: summary.inputs,
             conflictTarget: summary.conflictTarget, conflictPredicate: summary.conflictPredicate, fallbackKey: summary.fallbackKey,
             merge: summary.merge, strategy: summary.strategy, rowsPerStatement: summary.rowsPerStatement, counts: summary.counts, resumedRecords: summary.resumedRecords,
+            resumedRejects: summary.resumedRejects > 0 ? summary.resumedRejects : nil,
             restartedInputs: summary.restartedInputs, createdTable: summary.createdTable, addedColumns: summary.addedColumns,
             createdIndex: summary.createdIndex, deferredIndexes: summary.deferredIndexes, indexesBuiltEarly: summary.indexesBuiltEarly, enumGroups: summary.enumGroups, keyOrder: summary.keyOrder,
             deleteCandidates: summary.deleteCandidates, deletionsWithheld: summary.deletionsWithheld,

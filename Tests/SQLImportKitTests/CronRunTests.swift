@@ -196,6 +196,36 @@ import Testing
         }
     }
 
+    /// A resumed run skips the records the interrupted run committed, rejects included:
+    /// those rejects still count (exit 2, `rejected`, `resumedRejects`) and their lines stay
+    /// in the rejects file, while lines written after the last checkpoint are not doubled.
+    /// (A helper found the resumed run exiting 0 with the rejects file emptied.)
+    @Test func aResumedRunKeepsAndReportsTheRejectsOfTheCommittedPart() throws {
+        let workspace = try Workspace()
+        defer { workspace.cleanUp() }
+        var lines = Self.itemsJSONL(12).split(separator: "\n").map(String.init)
+        lines[1] = "oops"
+        lines[4] = "nope"
+        let input = workspace.file("in.jsonl", lines.joined(separator: "\n") + "\n")
+        let common = [input, "--db", workspace.database, "--table", "items", "--upsert", "id", "--commit-every", "3", "--resume", "--on-error", "skip",
+            "--rejects", "rejects.jsonl"]
+        // Stops at line 5 (its second reject) after committing lines 1 to 3.
+        let stopped = try TestSupport.run(common + ["--max-errors", "1"], in: workspace.directory)
+        #expect(stopped.status == 65, "\(stopped.stderr)")
+        #expect(try workspace.count() == 2)
+        let resumed = try TestSupport.run(common + ["--report", "report.json"], in: workspace.directory)
+        #expect(resumed.status == 2, "\(resumed.stderr)")
+        let report = try JSONSerialization.jsonObject(with: Data(contentsOf: workspace.directory.appendingPathComponent("report.json"))) as! [String: Any]
+        #expect((report["counts"] as! [String: Int])["rejected"] == 2)
+        #expect(report["resumedRejects"] as? Int == 1)
+        #expect(report["resumedRecords"] as? Int == 2)
+        let rejected = try String(contentsOf: workspace.directory.appendingPathComponent("rejects.jsonl"), encoding: .utf8).split(separator: "\n").map {
+            (try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any])["line"] as! Int
+        }
+        #expect(rejected == [2, 5])
+        #expect(try workspace.count() == 10)
+    }
+
     @Test func maxErrorsAbortsAndRollsBack() throws {
         let workspace = try Workspace()
         defer { workspace.cleanUp() }

@@ -599,6 +599,32 @@ import Testing
         #expect(pgRows == liteRows && pgRows.contains("X|x|1|r6"), "\(pgRows)")
     }
 
+    /// A resumed run keeps and reports the rejects of the part the interrupted run
+    /// committed, as on SQLite (`CronRunTests`).
+    @Test func aResumedRunKeepsAndReportsTheRejectsOfTheCommittedPart() throws {
+        let url = try PostgresServer.database(schema: Self.schemaName(#function), setUp: Self.itemsSchema)
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        var lines = (0 ..< 12).map { #"{"id":"id-\#($0)","libraryID":1,"remoteID":"r\#($0)","updatedAt":"t"}"# }
+        lines[1] = "oops"
+        lines[4] = #"{"id":"x","libraryID":"one","remoteID":"rx","updatedAt":"t"}"#
+        TestSupport.write(lines.joined(separator: "\n") + "\n", to: directory.appendingPathComponent("in.jsonl"))
+        let common = ["in.jsonl", "--db", url, "--table", "items", "--upsert", "libraryID,remoteID", "--commit-every", "3", "--resume", "--on-error", "skip",
+            "--rejects", "rejects.jsonl"]
+        let stopped = try TestSupport.run(common + ["--max-errors", "1"], in: directory)
+        #expect(stopped.status == 65, "\(stopped.stderr)")
+        let resumed = try TestSupport.run(common + ["--report", "report.json"], in: directory)
+        #expect(resumed.status == 2, "\(resumed.stderr)")
+        let report = try JSONSerialization.jsonObject(with: Data(contentsOf: directory.appendingPathComponent("report.json"))) as! [String: Any]
+        #expect((report["counts"] as! [String: Int])["rejected"] == 2)
+        #expect(report["resumedRejects"] as? Int == 1)
+        let rejected = try String(contentsOf: directory.appendingPathComponent("rejects.jsonl"), encoding: .utf8).split(separator: "\n").map {
+            (try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any])["line"] as! Int
+        }
+        #expect(rejected == [2, 5])
+        #expect(try PostgresServer.query(url, "SELECT count(*) FROM items") == "10\n")
+    }
+
     /// A tombstone between two writes of one key applies between them on both targets,
     /// though its own cells fall outside the soft-delete index (it deletes by the stored
     /// row's side: a review found the row deleted last on PostgreSQL).
@@ -792,7 +818,7 @@ import Testing
         _ = try PostgresServer.query(url, "ALTER TABLE items DROP CONSTRAINT no_poison")
         let resumed = try TestSupport.run(step + ["--db", url, "--commit-every", "10", "--resume", "--report", "pg.json"], in: directory)
         #expect(resumed.status == 0, "\(resumed.stderr)")
-        #expect(resumed.stderr.contains("resumed after 30 records committed by the interrupted run"), "\(resumed.stderr)")
+        #expect(resumed.stderr.contains("--delete-missing applied its 30 committed records again"), "\(resumed.stderr)")
         let lite = try TestSupport.run(step + ["--db", "app.db", "--report", "lite.json"], in: directory)
         #expect(lite.status == 0, "\(lite.stderr)")
         #expect(try Self.counts(directory.appendingPathComponent("pg.json"))["deleted"] == 20)

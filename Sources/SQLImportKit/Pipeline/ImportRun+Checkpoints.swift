@@ -17,7 +17,8 @@ extension ImportRun: CheckpointingRun {
         guard options.commitEvery != nil, let path = options.inputs[safe: input] else { return }
         let entry = RunLog.Entry(
             fingerprint: fingerprints[input] ?? RunLog.Fingerprint(size: -1, checksum: -1, modifiedNanoseconds: -1, inode: -1), committedOffset: offset,
-            committedRows: committedRowsOfInput[input, default: 0], finished: finished)
+            committedRows: committedRowsOfInput[input, default: 0], finished: finished, committedRejects: summary.counts.rejected,
+            rejectsBytes: rejectsFile?.length ?? 0)
         try RunLog.save(db, target: table, path: path, entry: entry)
     }
 

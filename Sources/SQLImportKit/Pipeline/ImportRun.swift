@@ -111,8 +111,8 @@ final class ImportRun {
 
     func execute() throws {
         defer { stopWatchingInserts() }
-        if let path = options.rejectsPath { rejectsFile = try RejectsFile(path: path) }
         if options.commitEvery != nil { try prepareRunLog() }
+        try openRejects()
         if let existing = try TableSchema.read(db, table: table) {
             schema = existing
             tableIsReal = true
@@ -239,7 +239,16 @@ final class ImportRun {
         fieldNames.append(contentsOf: batch.newColumns)
         columnNames.append(contentsOf: batch.newColumns.map(FieldPath.prefixName))
         summary.counts.read += batch.rowCount + batch.rejects.count
-        for record in batch.rejects { try reject(record) }
+        // Records the reader could not parse, in the part an interrupted run committed:
+        // counted by that run (`openRejects`), as the records it wrote are skipped.
+        let resumeOffset = options.mirror.deleteMissing ? nil : resumeOffsetOfInput[batch.inputIndex]
+        for record in batch.rejects {
+            if let resumeOffset, record.byteOffset < resumeOffset {
+                summary.counts.read -= 1
+                continue
+            }
+            try reject(record)
+        }
         summary.counts.numbersKeptAsText += batch.numbersKeptAsText
         summary.inputs[batch.inputIndex].bytesRead = batch.inputBytesConsumed
         fileProgress.record(batch)

@@ -43,13 +43,32 @@ final class RejectsFile {
         return encoder
     }()
 
-    init(path: String) throws {
+    /// Bytes in the file: what a checkpoint records, so that a resumed run keeps them.
+    private(set) var length: Int64 = 0
+
+    /// Creates (or empties) the file; with `keeping`, keeps its first `keeping` bytes
+    /// instead (a resumed run: the lines of the records the interrupted run committed),
+    /// dropping any line written after that run's last checkpoint, which comes again.
+    init(path: String, keeping: Int64 = 0) throws {
+        if keeping > 0, let handle = FileHandle(forUpdatingAtPath: path), let size = try? handle.seekToEnd(), size >= UInt64(keeping) {
+            guard ftruncate(handle.fileDescriptor, off_t(keeping)) == 0, (try? handle.seek(toOffset: UInt64(keeping))) != nil else {
+                throw OutputError.cannotCreate(path: path, reason: "the rejects file (--rejects): \(String(cString: strerror(errno)))")
+            }
+            self.path = path
+            self.handle = handle
+            length = keeping
+            keptLines = true
+            return
+        }
         guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
             throw OutputError.cannotCreate(path: path, reason: "the rejects file (--rejects): \(String(cString: strerror(errno)))")
         }
         self.path = path
         self.handle = handle
     }
+
+    /// True when `init(path:keeping:)` kept the interrupted run's lines.
+    private(set) var keptLines = false
 
     /// Appends `record`; a write that fails (a full disk) is an I/O error naming the file.
     func append(_ record: RejectedRecord) throws {
@@ -67,6 +86,7 @@ final class RejectsFile {
                 offset += written
             }
         }
+        length += Int64(data.count)
     }
 
     func close() {

@@ -64,6 +64,11 @@ struct RunLog {
         var committedOffset: Int64
         var committedRows: Int
         var finished: Bool
+        /// The run's records set aside (`--on-error skip`) up to this checkpoint, and the
+        /// length of its `--rejects` file then: what a resumed run that skips the
+        /// committed records still reports and keeps.
+        var committedRejects = 0
+        var rejectsBytes: Int64 = 0
     }
 
     static func ensureTable(_ db: Database) throws {
@@ -73,7 +78,7 @@ struct RunLog {
               PRIMARY KEY (target, path))
             """)
         let columns = Set(try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info(?)", arguments: [table]))
-        for column in ["mtime_ns", "inode"] where !columns.contains(column) {
+        for column in ["mtime_ns", "inode", "committed_rejects", "rejects_bytes"] where !columns.contains(column) {
             try db.execute(sql: "ALTER TABLE \(table) ADD COLUMN \(column) INTEGER")
         }
     }
@@ -85,7 +90,8 @@ struct RunLog {
             result[row["path"]] = Entry(
                 fingerprint: Fingerprint(
                     size: row["size"] ?? -1, checksum: row["head_crc32"] ?? -1, modifiedNanoseconds: row["mtime_ns"] ?? -1, inode: row["inode"] ?? -1),
-                committedOffset: row["committed_offset"], committedRows: row["committed_rows"], finished: row["finished"])
+                committedOffset: row["committed_offset"], committedRows: row["committed_rows"], finished: row["finished"],
+                committedRejects: row["committed_rejects"] ?? 0, rejectsBytes: row["rejects_bytes"] ?? 0)
         }
         return result
     }
@@ -93,15 +99,17 @@ struct RunLog {
     static func save(_ db: Database, target: String, path: String, entry: Entry) throws {
         try db.execute(
             sql: """
-                INSERT INTO \(table) (target, path, size, head_crc32, committed_offset, committed_rows, finished, updated_at, mtime_ns, inode)
-                VALUES (?, ?, ?, ?, ?, ?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), ?, ?)
+                INSERT INTO \(table) (target, path, size, head_crc32, committed_offset, committed_rows, finished, updated_at, mtime_ns, inode,
+                  committed_rejects, rejects_bytes)
+                VALUES (?, ?, ?, ?, ?, ?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), ?, ?, ?, ?)
                 ON CONFLICT (target, path) DO UPDATE SET size = excluded.size, head_crc32 = excluded.head_crc32,
                   committed_offset = excluded.committed_offset, committed_rows = excluded.committed_rows,
-                  finished = excluded.finished, updated_at = excluded.updated_at, mtime_ns = excluded.mtime_ns, inode = excluded.inode
+                  finished = excluded.finished, updated_at = excluded.updated_at, mtime_ns = excluded.mtime_ns, inode = excluded.inode,
+                  committed_rejects = excluded.committed_rejects, rejects_bytes = excluded.rejects_bytes
                 """,
             arguments: [
                 target, path, entry.fingerprint.size, entry.fingerprint.checksum, entry.committedOffset, entry.committedRows, entry.finished,
-                entry.fingerprint.modifiedNanoseconds, entry.fingerprint.inode,
+                entry.fingerprint.modifiedNanoseconds, entry.fingerprint.inode, entry.committedRejects, entry.rejectsBytes,
             ])
     }
 }
@@ -153,6 +161,7 @@ protocol CheckpointingRun: AnyObject {
     /// interrupted run, and are skipped.
     var resumeOffsetOfInput: [Int: Int64] { get set }
     var committedRowsOfInput: [Int: Int] { get set }
+    var rejectsFile: RejectsFile? { get set }
     /// Records input `input`'s progress in the log (nothing without `--commit-every`).
     func saveProgress(input: Int, offset: Int64, finished: Bool) throws
 }
@@ -169,6 +178,26 @@ extension CheckpointingRun {
         if let warning { summary.warnings.append(warning) }
     }
 
+    /// Opens `--rejects`. A resumed run that skips what the interrupted one committed
+    /// keeps that run's rejects: their lines stay in the file (those written after its
+    /// last checkpoint are dropped: their records come again), and they count in
+    /// `rejected`, so that the resumed run reports the whole input as one run would.
+    func openRejects() throws {
+        let resumed = options.mirror.deleteMissing ? [] : options.inputs.compactMap { resumeEntries[$0] }
+        let rejects = resumed.map(\.committedRejects).max() ?? 0
+        let bytes = resumed.map(\.rejectsBytes).max() ?? 0
+        if let path = options.rejectsPath {
+            let file = try RejectsFile(path: path, keeping: bytes)
+            rejectsFile = file
+            if bytes > 0 && !file.keptLines {
+                summary.warnings.append(
+                    "--resume: \(path) no longer holds the \(rejects) reject(s) of the interrupted run (it is shorter than at its last checkpoint); they still count in rejected")
+            }
+        }
+        summary.counts.rejected += rejects
+        summary.resumedRejects = rejects
+    }
+
     /// Where input `index` starts (`RunLog.start`), once it is opened.
     func resumeInput(_ index: Int, path: String) throws {
         switch try RunLog.start(of: path, entry: resumeEntries[path], fingerprint: fingerprints[index], options: options) {
@@ -180,6 +209,12 @@ extension CheckpointingRun {
             try saveProgress(input: index, offset: 0, finished: false)
         case .resume(let offset, let rows):
             resumeOffsetOfInput[index] = offset
+            // A mirror reads and applies the committed records again (so that their rows
+            // count as seen): they are counted as this run's, not as resumed ones.
+            guard !options.mirror.deleteMissing else {
+                summary.reappliedRecords += rows
+                return
+            }
             committedRowsOfInput[index] = rows
             summary.resumedRecords += rows
         }

@@ -24,7 +24,8 @@ extension PostgresRun: CheckpointingRun {
         guard let runLog, let path = options.inputs[safe: input] else { return }
         let entry = RunLog.Entry(
             fingerprint: fingerprints[input] ?? RunLog.Fingerprint(size: -1, checksum: -1, modifiedNanoseconds: -1, inode: -1),
-            committedOffset: offset, committedRows: committedRowsOfInput[input, default: 0], finished: finished)
+            committedOffset: offset, committedRows: committedRowsOfInput[input, default: 0], finished: finished,
+            committedRejects: summary.counts.rejected, rejectsBytes: rejectsFile?.length ?? 0)
         try runLog.save(connection, target: requestedTable, path: path, entry: entry)
     }
 

@@ -143,9 +143,10 @@ final class PostgresRun {
     func execute() throws {
         var readerOptions = options.reader
         readerOptions.skipBadRecords = options.onError == .skip
-        if let path = options.rejectsPath { rejectsFile = try RejectsFile(path: path) }
+
         defer { rejectsFile?.close() }
         if options.commitEvery != nil && !options.dryRun { try prepareRunLog() }
+        try openRejects()
         if options.upsert != nil && options.sortMemoryMiB > 0 {
             keyOrder = KeyOrder(memoryBytes: options.sortMemoryMiB << 20, runBytes: options.sortRunBytes)
         }
