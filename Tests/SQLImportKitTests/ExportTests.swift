@@ -183,6 +183,25 @@ import Testing
         }
     }
 
+    /// Import guesses the delimiter from the header (`,` `;` tab `|`): a one-column table
+    /// whose name and values hold `;` read back as two `;` columns. Export now quotes any
+    /// field holding a candidate, so every file reads back with its own delimiter.
+    @Test(arguments: [InputFormat.csv, .tsv])
+    func fieldsHoldingAnotherDelimiterReadBackAsOneColumn(_ format: InputFormat) throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        _ = try Self.makeDatabase(in: directory, schema: #"CREATE TABLE s ("a;b" TEXT, "c|d" TEXT); INSERT INTO s VALUES ('p;q', 'x|y'), ('r;s', 'z|w');"#)
+        let exported = try TestSupport.run(["export", "s", "--db", "app.db", "-o", "s.\(format.rawValue)"], in: directory)
+        #expect(exported.status == 0, "\(exported.stderr)")
+        let imported = try TestSupport.run(["s.\(format.rawValue)", "--db", "copy.db", "--table", "s"], in: directory)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let rows = try DatabaseQueue(path: directory.appendingPathComponent("copy.db").path).read { db in
+            (try db.columns(in: "s").map(\.name), try Row.fetchAll(db, sql: "SELECT * FROM s").map { [$0[0] as String, $0[1] as String] })
+        }
+        #expect(rows.0 == ["a;b", "c|d"])
+        #expect(rows.1 == [["p;q", "x|y"], ["r;s", "z|w"]])
+    }
+
     @Test func aNullMarkerThatWouldBreakAFieldIsRefused() throws {
         let directory = TestSupport.temporaryDirectory()
         defer { TestSupport.remove(directory) }

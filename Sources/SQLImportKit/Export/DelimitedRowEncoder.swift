@@ -55,13 +55,20 @@ struct DelimitedRowEncoder: RowEncoder {
 
     mutating func end(rows: Int, into output: inout [UInt8]) {}
 
-    /// Appends a text field, quoted when it must be.
+    /// Appends a text field, quoted when it must be: when it holds the delimiter, a quote
+    /// or a line break, and also when it holds any other delimiter import may guess
+    /// (`RecordReader.delimiterCandidates`: `,` `;` tab `|`), so that the file reads back
+    /// with this delimiter whatever its name (a one-column export whose values hold `;`
+    /// read as two `;`-separated columns).
     @inline(__always)
     func appendText(_ text: UnsafeRawBufferPointer, to output: inout [UInt8]) {
         let quote = UInt8(ascii: "\"")
         var needsQuotes = text.isEmpty || (nullText.map { text.elementsEqual($0) } ?? false)
         if !needsQuotes {
-            for byte in text where byte == delimiter || byte == quote || byte == 0x0A || byte == 0x0D {
+            for byte in text
+            where byte == delimiter || byte == quote || byte == 0x0A || byte == 0x0D || byte == UInt8(ascii: ",") || byte == UInt8(ascii: ";")
+                || byte == 0x09 || byte == UInt8(ascii: "|")
+            {
                 needsQuotes = true
                 break
             }
