@@ -60,4 +60,27 @@ import Testing
             "\(error)".contains("not closed before the end of input")
         }
     }
+
+    /// The error names where the quote opened, not the end of input thousands of lines
+    /// later (found by a helper's adversarial test).
+    @Test func anUnclosedQuoteIsNamedWhereItOpens() throws {
+        let text = "id,v\n1,a\n2,\"oops\n" + (3 ..< 10000).map { "\($0),x\n" }.joined()
+        #expect {
+            try read(text)
+        } throws: { error in
+            "\(error)".contains("t.csv:3 (byte 11)") && "\(error)".contains("a quoted field opens here")
+        }
+    }
+
+    /// Lone CRs end records (old Mac files): they end lines too, so errors and rejects
+    /// name the right line, as for LF and CRLF.
+    @Test(arguments: ["\r", "\n", "\r\n"])
+    func errorsNameTheRightLineWhateverTheLineEnds(_ end: String) throws {
+        let text = ["id,v", "1,a", "2,\"b\(end)c\"", "3,c,extra"].joined(separator: end) + end
+        #expect {
+            try read(text)
+        } throws: { error in
+            "\(error)".contains("t.csv:5 (byte \(13 + 4 * end.utf8.count)):")
+        }
+    }
 }

@@ -227,7 +227,8 @@ enum ReaderFuzzHarness {
                 throw Violation(description: "an error without a position: \(error)")
             }
             if !isCompressed {
-                let lines = bytes.reduce(1) { $0 + ($1 == 0x0A ? 1 : 0) }
+                // LFs, and lone CRs, which end CSV lines too.
+                let lines = 1 + bytes.indices.filter { bytes[$0] == 0x0A || bytes[$0] == 0x0D && ($0 + 1 == bytes.count || bytes[$0 + 1] != 0x0A) }.count
                 guard position.byteOffset <= Int64(bytes.count), position.line <= lines else {
                     throw Violation(description: "position \(position) outside the input (\(bytes.count) bytes, \(lines) lines): \(error)")
                 }

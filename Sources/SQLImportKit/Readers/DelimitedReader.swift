@@ -24,6 +24,9 @@ final class DelimitedReader: RecordReader {
     private let delimiter: UInt8
     private let nullText: [UInt8]?
     private var line = 1
+    /// Set at the first record ended by a lone CR (old Mac line ends): lines are then
+    /// counted at CRs too (`countLines`).
+    private var endsLinesWithCR = false
     /// Column number of each field position, from the header (or c1…cN).
     private var fieldColumns: [Int] = []
     private var headerRead = false
@@ -88,7 +91,7 @@ final class DelimitedReader: RecordReader {
                     }
                 case .syntax(let reason, let at, let field):
                     output.truncate(to: mark)
-                    let errorLine = line + countNewlines(buffer.storage, from: buffer.start, to: at)
+                    let errorLine = line + countLines(buffer.storage, from: buffer.start, to: at)
                     throw .malformedRecord(
                         SourcePosition(input: buffer.input.name, line: errorLine, byteOffset: buffer.absoluteOffset(at)),
                         field: fieldName(field), reason: reason)
@@ -100,7 +103,7 @@ final class DelimitedReader: RecordReader {
             try buffer.checkRecordSize(from: buffer.start, to: contentEnd, line: line)
             let recordStart = buffer.start
             let recordLine = line
-            let newlines = countNewlines(buffer.storage, from: recordStart, to: recordEnd)
+            let newlines = countLines(buffer.storage, from: recordStart, to: recordEnd)
             defer {
                 line += newlines
                 buffer.start = recordEnd
@@ -122,7 +125,7 @@ final class DelimitedReader: RecordReader {
             let position = SourcePosition(input: buffer.input.name, line: recordLine, byteOffset: buffer.absoluteOffset(recordStart))
             var failure: ReaderError?
             if let invalid = invalidUTF8 {
-                let errorLine = recordLine + countNewlines(buffer.storage, from: recordStart, to: invalid.at)
+                let errorLine = recordLine + countLines(buffer.storage, from: recordStart, to: invalid.at)
                 failure = .malformedRecord(
                     SourcePosition(input: buffer.input.name, line: errorLine, byteOffset: buffer.absoluteOffset(invalid.at)),
                     field: fieldName(invalid.field),
@@ -193,6 +196,16 @@ final class DelimitedReader: RecordReader {
         }
     }
 
+    /// Line ends from `from` to `to`: LFs, and, once the input has shown lone CRs, CRs
+    /// not followed by an LF.
+    @inline(__always)
+    private func countLines(_ base: UnsafePointer<UInt8>, from: Int, to: Int) -> Int {
+        var count = countNewlines(base, from: from, to: to)
+        guard endsLinesWithCR else { return count }
+        for index in from ..< to where base[index] == 0x0D && (index + 1 == to || base[index + 1] != 0x0A) { count += 1 }
+        return count
+    }
+
     /// Skips bytes that need no attention in an unquoted field (anything but the
     /// delimiter, `"`, CR, LF and non-ASCII), eight at a time.
     @inline(__always)
@@ -252,12 +265,18 @@ final class DelimitedReader: RecordReader {
             var quoted = false
             if index < end, base[index] == quote {
                 quoted = true
+                let opening = index
                 index += 1
                 var runStart = index
                 while true {
                     index = skipPlainQuoted(base, from: index, to: end)
                     guard index < end else {
-                        if final { throw .syntax("a quoted field is not closed before the end of input", at: index, field: fields.count) }
+                        // Named where the quote opened: the end of input is no help.
+                        if final {
+                            throw .syntax(
+                                "a quoted field opens here and is not closed before the end of input; close it, or double a quote inside it (\"\")", at: opening,
+                                field: fields.count)
+                        }
                         throw .needMoreData
                     }
                     let byte = base[index]
@@ -302,9 +321,14 @@ final class DelimitedReader: RecordReader {
             if byte == 0x0A { return index + 1 }
             if byte == 0x0D {
                 if index + 1 < end {
-                    return base[index + 1] == 0x0A ? index + 2 : index + 1
+                    if base[index + 1] == 0x0A { return index + 2 }
+                    endsLinesWithCR = true
+                    return index + 1
                 }
-                if final { return index + 1 }
+                if final {
+                    endsLinesWithCR = true
+                    return index + 1
+                }
                 throw .needMoreData
             }
             throw .syntax("unexpected \(JSONScanner.describe(byte)) after a closing quote; a quoted field must end at a delimiter or a line end", at: index, field: fields.count - 1)
