@@ -12,6 +12,30 @@ import Testing
         try body(TestSupport.write(input, to: directory.appendingPathComponent(name)), database)
     }
 
+    /// An export of a table holds its generated columns; importing it back names them
+    /// as generated (it said the table had no such columns, and --alter tried to add
+    /// them), and --ignore-unknown drops them.
+    @Test func fieldsNamingGeneratedColumnsAreNamedAsSuch() throws {
+        let schema = "CREATE TABLE g (id INTEGER PRIMARY KEY, a INTEGER, b INTEGER GENERATED ALWAYS AS (a * 2) VIRTUAL, c INTEGER GENERATED ALWAYS AS (a + 1) STORED)"
+        try withTable(schema, #"{"id":1,"a":5,"b":10,"c":6}"#) { input, database in
+            for alter in [false, true] {
+                #expect {
+                    try TestSupport.runImport([input], database: database) {
+                        $0.table = "g"
+                        $0.alter = alter
+                    }
+                } throws: { error in
+                    "\(error)".contains(#""b", "c" are generated columns of "g""#) && "\(error)".contains("--ignore-unknown")
+                }
+            }
+            try TestSupport.runImport([input], database: database) {
+                $0.table = "g"
+                $0.ignoreUnknown = true
+            }
+            #expect(try TestSupport.dump(database).contains("1|5|10|6"))
+        }
+    }
+
     @Test func fieldsMapToColumnsIgnoringCase() throws {
         try withTable("CREATE TABLE t (Id INTEGER, Name TEXT)", #"{"id":1,"NAME":"x"}"#) { input, database in
             try TestSupport.runImport([input], database: database)

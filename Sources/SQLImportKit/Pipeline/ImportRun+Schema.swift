@@ -221,6 +221,13 @@ extension ImportRun {
                 throw NestedFieldError.unknownCase(firstPosition(of: input, in: batch), path: FieldPath.dotted(fieldNames[input]), group: group.description)
             }
         }
+        // A generated column is no unknown one: it exists, and cannot be written.
+        let generated = unknown.map { columnNames[$0] }.filter { name in
+            schema.columns.contains { !$0.isWritable && $0.name.sqliteFolded == name.sqliteFolded }
+        }
+        if !generated.isEmpty && !options.ignoreUnknown {
+            throw SchemaError.generatedColumnsInInput(table: table, fields: generated)
+        }
         if !unknown.isEmpty && !options.ignoreUnknown {
             guard options.alter else {
                 throw SchemaError.unknownFields(table: table, fields: unknown.map { columnNames[$0] })
