@@ -599,6 +599,24 @@ import Testing
         #expect(pgRows == liteRows && pgRows.contains("X|x|1|r6"), "\(pgRows)")
     }
 
+    /// A JSON `true` or `false` is a boolean in a `json`/`jsonb` column (it became the
+    /// number 1, so an export imported back rewrote every such row), and 1 or 0 elsewhere.
+    @Test func jsonBooleansStayBooleansInJSONColumns() throws {
+        let url = try PostgresServer.database(
+            schema: Self.schemaName(#function),
+            setUp: "CREATE TABLE j (id bigint PRIMARY KEY, a jsonb, b json, f boolean, n bigint); INSERT INTO j VALUES (1, 'true', 'false', true, 1), (2, '[true, 1]', '{}', false, 0);")
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let exported = try TestSupport.run(["export", "j", "--db", url, "-o", "j.jsonl"], in: directory)
+        #expect(exported.status == 0, "\(exported.stderr)")
+        #expect(try String(contentsOf: directory.appendingPathComponent("j.jsonl"), encoding: .utf8).hasPrefix(#"{"id":1,"a":true,"b":false,"f":true,"n":1}"#))
+        let again = try TestSupport.run(["j.jsonl", "--db", url, "--table", "j", "--upsert", "id", "--report", "r.json"], in: directory)
+        #expect(again.status == 0, "\(again.stderr)")
+        let counts = try Self.counts(directory.appendingPathComponent("r.json"))
+        #expect(counts["unchanged"] == 2 && counts["updated"] == 0, "\(counts)")
+        #expect(try PostgresServer.query(url, "SELECT a::text, jsonb_typeof(a), b::text, f, n FROM j ORDER BY id") == "true|boolean|false|t|1\n[true, 1]|array|{}|f|0\n")
+    }
+
     /// A resumed run keeps and reports the rejects of the part the interrupted run
     /// committed, as on SQLite (`CronRunTests`).
     @Test func aResumedRunKeepsAndReportsTheRejectsOfTheCommittedPart() throws {

@@ -137,7 +137,7 @@ private struct FieldContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     var codingPath: [CodingKey] { [] }
 
     mutating func encodeNil(forKey key: Key) throws { sink.set(key.stringValue, .null) }
-    mutating func encode(_ value: Bool, forKey key: Key) throws { sink.set(key.stringValue, .integer(value ? 1 : 0)) }
+    mutating func encode(_ value: Bool, forKey key: Key) throws { sink.set(key.stringValue, .boolean(value)) }
     mutating func encode(_ value: String, forKey key: Key) throws { sink.set(key.stringValue, sink.text(value)) }
     mutating func encode(_ value: Double, forKey key: Key) throws { sink.set(key.stringValue, .real(value)) }
     mutating func encode(_ value: Float, forKey key: Key) throws { sink.set(key.stringValue, .real(Double(value))) }

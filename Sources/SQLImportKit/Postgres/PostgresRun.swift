@@ -686,7 +686,11 @@ final class PostgresRun {
                         out.append(contentsOf: [0x5C, 0x4E])  // \N
                         continue
                     case .integer:
-                        Self.appendDigits(cell.payload, to: &out)
+                        if cell.isBoolean && isJSON[position] {
+                            out.append(contentsOf: Array((cell.payload != 0 ? "true" : "false").utf8))
+                        } else {
+                            Self.appendDigits(cell.payload, to: &out)
+                        }
                         continue
                     case .text, .untypedText, .json, .numberAsText:
                         if UnsafeBufferPointer(start: bytes + Int(cell.payload), count: Int(cell.length)).contains(0) {

@@ -189,10 +189,10 @@ struct JSONScanner {
             return Cell(kind: .numberAsText, payload: Int64(offset), length: UInt32(text.count))
         case UInt8(ascii: "t"):
             try scanLiteral("true")
-            return .integer(1)
+            return .boolean(true)
         case UInt8(ascii: "f"):
             try scanLiteral("false")
-            return .integer(0)
+            return .boolean(false)
         case UInt8(ascii: "n"):
             try scanLiteral("null")
             return .null

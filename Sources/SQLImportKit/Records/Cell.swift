@@ -4,7 +4,8 @@ package enum CellKind: UInt8, Sendable, BitwiseCopyable {
     /// The record has no such field: the column is left out of the statement.
     case absent
     case null
-    /// `payload` is the value. JSON integers that fit Int64, `true`/`false` as 1/0.
+    /// `payload` is the value. JSON integers that fit Int64, `true`/`false` as 1/0
+    /// (`length` 1 marks those: `Cell.isBoolean`).
     case integer
     /// `payload` is the Double's bit pattern.
     case real
@@ -35,6 +36,11 @@ package struct Cell: Sendable, BitwiseCopyable {
     static let null = Cell(kind: .null)
 
     @inline(__always) static func integer(_ value: Int64) -> Cell { Cell(kind: .integer, payload: value) }
+    /// A JSON `true` or `false`: the integer 1 or 0 (SQLite has no booleans), marked so
+    /// that a PostgreSQL `json`/`jsonb` column still gets `true` or `false`.
+    @inline(__always) static func boolean(_ value: Bool) -> Cell { Cell(kind: .integer, payload: value ? 1 : 0, length: 1) }
+    /// True for a cell made by `boolean(_:)`.
+    var isBoolean: Bool { kind == .integer && length == 1 }
     @inline(__always) static func real(_ value: Double) -> Cell {
         Cell(kind: .real, payload: Int64(bitPattern: value.bitPattern))
     }
