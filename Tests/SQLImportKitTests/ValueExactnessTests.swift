@@ -102,6 +102,16 @@ import Testing
         #expect(stored.map(\.bitPattern) == texts.map { Double($0)!.bitPattern })
     }
 
+    /// The refusal names the number it refuses (it printed an empty value for a JSON
+    /// number: the cell's payload was read as text).
+    @Test func aNumberAnInferredColumnCannotHoldIsNamedInTheError() throws {
+        #expect {
+            _ = try importJSONL(#"{"id":1,"x":9007199254740993}"# + "\n" + #"{"id":2,"x":1.5}"#)
+        } throws: { error in
+            "\(error)".contains(#"field "x" = 9007199254740993 does not fit the column's type REAL"#)
+        }
+    }
+
     /// SQLite would render a REAL bound into a TEXT column with 15 significant digits
     /// (0.30000000000000004 → "0.3"): a JSON number keeps every digit its double has, in a
     /// declared TEXT column, a STRICT one, and one inferred as TEXT for mixed values.

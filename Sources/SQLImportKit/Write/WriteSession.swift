@@ -510,7 +510,7 @@ final class WriteSession {
             if let inferredFrom = inferredTypes[column.sqliteFolded] {
                 return WriteError(
                     position: position,
-                    reason: .notTheInferredType(column: column, type: schema.columns[shape.tableColumns[refused]].declaredType, value: batch.text(cell), sampleRows: inferredFrom))
+                    reason: .notTheInferredType(column: column, type: schema.columns[shape.tableColumns[refused]].declaredType, value: plainText(cell, batch), sampleRows: inferredFrom))
             }
             let why: String
             switch failure.refusal {
@@ -525,7 +525,7 @@ final class WriteSession {
             case .bigIntegerInNumericColumn, nil:
                 why = "does not fit a 64-bit integer, and SQLite would store it as an inexact REAL in this \(affinity) column; declare the column TEXT to keep it exactly"
             }
-            return WriteError(position: position, reason: .notRepresentable(column: column, value: batch.text(cell), why: why))
+            return WriteError(position: position, reason: .notRepresentable(column: column, value: plainText(cell, batch), why: why))
         }
         // A STRICT column refused the value's type: name the inference when this run chose it.
         if failure.code == 3091 /* SQLITE_CONSTRAINT_DATATYPE */ {
@@ -566,6 +566,15 @@ final class WriteSession {
             values.append((column, describe(batch.cell(row: row, column: shape.inputColumns[position]), batch)))
         }
         return WriteError(position: position, reason: .sqlite(code: failure.code, message: failure.message), values: values)
+    }
+
+    /// A cell's value as written, without quotes (`batch.text` reads only textual cells:
+    /// a number's payload is no offset into the batch).
+    private func plainText(_ cell: Cell, _ batch: RecordBatch) -> String {
+        switch cell.kind {
+        case .integer, .real, .absent, .null: return describe(cell, batch)
+        case .text, .untypedText, .json, .numberAsText: return batch.text(cell)
+        }
     }
 
     func describe(_ cell: Cell, _ batch: RecordBatch) -> String {
