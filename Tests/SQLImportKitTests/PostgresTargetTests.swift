@@ -599,6 +599,36 @@ import Testing
         #expect(pgRows == liteRows && pgRows.contains("X|x|1|r6"), "\(pgRows)")
     }
 
+    /// `--merge newer:COL` compares what the insert would store: a record without COL
+    /// brings the column's default, as on SQLite (it was taken as NULL, older than any
+    /// stored value); and COL is the column of that exact name when case tells two apart.
+    @Test func newerComparesTheDefaultOfAMissingFieldAsOnSQLite() throws {
+        let table = #"CREATE TABLE nw (id TEXT PRIMARY KEY NOT NULL, v INTEGER, "updatedAt" TEXT DEFAULT '9999');"#
+        let url = try PostgresServer.database(
+            schema: Self.schemaName(#function),
+            setUp: table + #"CREATE TABLE cs (id text PRIMARY KEY, "UpdatedAt" text, updatedat text, v integer); INSERT INTO cs VALUES ('1', '1999', '2020', 0);"#)
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        try TestSupport.createDatabase(directory.appendingPathComponent("app.db").path, schema: table)
+        TestSupport.write(#"{"id":"a","v":1,"updatedAt":"2026"}"# + "\n", to: directory.appendingPathComponent("1.jsonl"))
+        TestSupport.write(#"{"id":"b","v":5,"updatedAt":"2027"}"# + "\n" + #"{"id":"a","v":2}"# + "\n", to: directory.appendingPathComponent("2.jsonl"))
+        var counts: [[String: Int]] = []
+        for (name, db) in [("pg", url), ("lite", "app.db")] {
+            #expect(try TestSupport.run(["1.jsonl", "--db", db, "--table", "nw", "--upsert", "id"], in: directory).status == 0)
+            let result = try TestSupport.run(
+                ["2.jsonl", "--db", db, "--table", "nw", "--upsert", "id", "--merge", "newer:updatedAt", "--report", "\(name).json"], in: directory)
+            #expect(result.status == 0, "\(name): \(result.stderr)")
+            counts.append(try Self.counts(directory.appendingPathComponent("\(name).json")))
+        }
+        #expect(counts[0]["updated"] == 1 && counts[0]["skipped"] == 0, "\(counts)")
+        #expect(counts[0] == counts[1])
+        #expect(try PostgresServer.query(url, "SELECT id, v FROM nw ORDER BY id") == "a|2\nb|5\n")
+        TestSupport.write(#"{"id":"1","UpdatedAt":"1999","updatedat":"2030","v":1}"# + "\n", to: directory.appendingPathComponent("cs.jsonl"))
+        let cased = try TestSupport.run(["cs.jsonl", "--db", url, "--table", "cs", "--upsert", "id", "--merge", "newer:updatedat"], in: directory)
+        #expect(cased.status == 0, "\(cased.stderr)")
+        #expect(try PostgresServer.query(url, "SELECT v FROM cs") == "1\n")
+    }
+
     /// A JSON `true` or `false` is a boolean in a `json`/`jsonb` column (it became the
     /// number 1, so an export imported back rewrote every such row), and 1 or 0 elsewhere.
     @Test func jsonBooleansStayBooleansInJSONColumns() throws {

@@ -207,6 +207,16 @@ struct PostgresUpsert {
         }
     }
 
+    /// The SQL of `column`'s default, for counting what `newer:` skips; `NULL` when it has
+    /// none, or when evaluating it would take a sequence's value.
+    private func defaultExpression(_ connection: PostgresConnection, column: String) throws -> String {
+        let found = try connection.query(
+            "SELECT pg_get_expr(d.adbin, d.adrelid) FROM pg_attribute a JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum WHERE a.attrelid = $1::regclass AND a.attname = $2",
+            [table, column])
+        guard let value = found.first?[0] ?? nil, !value.contains("nextval(") else { return "NULL" }
+        return "(\(value))"
+    }
+
     /// `INSERT ... SELECT ... ON CONFLICT (conflict) [WHERE predicate] DO UPDATE SET ...
     /// WHERE newer AND changed RETURNING (xmax = 0)`.
     private func upsert(
@@ -225,19 +235,20 @@ struct PostgresUpsert {
         var newer = "TRUE"
         var skipped = 0
         if case .newer(let column) = policy {
-            // A record without the column is older than any stored value, as on SQLite
-            // (its value would be NULL).
+            // A record without the column arrives with the column's default, as on
+            // SQLite (EXCLUDED holds the row the insert proposed, defaults included).
             let storedName = schema.column(named: column)?.name ?? column
             let stored = "\(row).\(q(storedName))"
-            let input = columns.first(where: { $0.lowercased() == column.lowercased() })
-            let arriving = input.map { "EXCLUDED.\(q($0))" } ?? "NULL"
+            let input = columns.first(where: { $0 == column }) ?? columns.first(where: { $0.lowercased() == column.lowercased() })
+            let arriving = "EXCLUDED.\(q(input ?? storedName))"
+            let arrivingInStaging = try input.map { "s.\(q($0))" } ?? defaultExpression(connection, column: storedName)
             newer = "(\(stored) IS NULL OR \(arriving) >= \(stored))"
             let rows = predicate.map { "(SELECT * FROM \(table) WHERE (\($0)) IS TRUE)" } ?? table
             skipped = try count(
                 connection,
                 """
                 SELECT count(*) FROM \(staging) AS s JOIN \(rows) AS \(row) ON \(zip(conflict, conflict).map { "\(row).\(q($0)) = s.\(q($1))" }.joined(separator: " AND "))
-                WHERE s.\(selected.replacingOccurrences(of: " AND ", with: " AND s.")) AND (\(stored) IS NULL OR \(input.map { "s.\(q($0))" } ?? "NULL") >= \(stored)) IS NOT TRUE
+                WHERE s.\(selected.replacingOccurrences(of: " AND ", with: " AND s.")) AND (\(stored) IS NULL OR \(arrivingInStaging) >= \(stored)) IS NOT TRUE
                 """)
         }
         let conflictClause = "ON CONFLICT (\(list(conflict)))" + (predicate.map { " WHERE \($0)" } ?? "")
