@@ -599,6 +599,22 @@ import Testing
         #expect(pgRows == liteRows && pgRows.contains("X|x|1|r6"), "\(pgRows)")
     }
 
+    /// Numbers neither Int64 nor Double holds are counted on both targets (PostgreSQL
+    /// reported 0) and kept exactly in a text or numeric column.
+    @Test func numbersKeptAsTheirDigitsAreCountedAsOnSQLite() throws {
+        let url = try PostgresServer.database(schema: Self.schemaName(#function), setUp: "CREATE TABLE b (id text PRIMARY KEY, t text, n numeric);")
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        try TestSupport.createDatabase(directory.appendingPathComponent("app.db").path, schema: "CREATE TABLE b (id TEXT PRIMARY KEY, t TEXT, n TEXT);")
+        TestSupport.write(#"{"id":"a","t":18446744073709551615,"n":123456789012345678901234567890}"# + "\n", to: directory.appendingPathComponent("b.jsonl"))
+        for (name, db) in [("pg", url), ("lite", "app.db")] {
+            let result = try TestSupport.run(["b.jsonl", "--db", db, "--table", "b", "--upsert", "id", "--report", "\(name).json"], in: directory)
+            #expect(result.status == 0, "\(name): \(result.stderr)")
+            #expect(try Self.counts(directory.appendingPathComponent("\(name).json"))["numbersKeptAsText"] == 2, "\(name)")
+        }
+        #expect(try PostgresServer.query(url, "SELECT t, n FROM b") == "18446744073709551615|123456789012345678901234567890\n")
+    }
+
     /// `--merge newer:COL` compares what the insert would store: a record without COL
     /// brings the column's default, as on SQLite (it was taken as NULL, older than any
     /// stored value); and COL is the column of that exact name when case tells two apart.

@@ -217,6 +217,7 @@ final class PostgresRun {
         let first = resumeOffset == nil ? 0 : firstUncommittedRow(of: batch)
         let rejects = batch.rejects.filter { record in resumeOffset.map { record.byteOffset >= $0 } ?? true }
         summary.counts.read += batch.rowCount - first + rejects.count
+        summary.counts.numbersKeptAsText += batch.numbersKeptAsText
         for record in rejects { try reject(record) }
         summary.inputs[batch.inputIndex].bytesRead = batch.inputBytesConsumed
         fileProgress.record(batch)
