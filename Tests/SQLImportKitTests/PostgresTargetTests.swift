@@ -268,6 +268,10 @@ import Testing
         ("newer-missing", #"{"id":"a","libraryID":1,"remoteID":"r1","name":"one","notes":"x","updatedAt":"t1"}"#, [#"{"id":"b","libraryID":1,"remoteID":"r2","name":"b","notes":"z","updatedAt":"t1"}"#, #"{"id":"a","libraryID":1,"remoteID":"r1","name":"two","updatedAt":"t1"}"#], "newer:notes"),
         ("key-missing", "", [#"{"id":"a","libraryID":1,"remoteID":"r1","name":"one","updatedAt":"t1"}"#, #"{"id":"b","libraryID":1,"name":"local","updatedAt":"t1"}"#], "coalesce"),
         ("identity", "", [#"{"id":"a","libraryID":1,"remoteID":null,"name":"local"}"#, #"{"id":"a","libraryID":1,"remoteID":"r1","name":"synced"}"#], "replace"),
+        // A live record whose primary key is a soft-deleted row while a live row holds its
+        // key: the identity rule refuses it on both (SQLite updated the deleted row).
+        ("soft-identity", "", [#"{"id":"a","libraryID":1,"remoteID":"r0","name":"1","deletedAt":"2026-01-02"}"#, #"{"id":"b","libraryID":1,"remoteID":"r0","name":"2","deletedAt":null}"#, #"{"id":"a","libraryID":1,"remoteID":"r0","name":"3","deletedAt":null}"#], "replace"),
+        ("soft-identity-coalesce", "", [#"{"id":"a","libraryID":1,"remoteID":"r0","name":"1","deletedAt":"2026-01-02"}"#, #"{"id":"b","libraryID":1,"remoteID":"r0","name":"2","deletedAt":null}"#, #"{"id":"a","libraryID":1,"remoteID":"r0","name":"3","deletedAt":null}"#], "coalesce"),
     ])
     func reviewedCasesAgreeWithSQLite(_ name: String, _ seed: String, _ records: [String], _ policy: String) throws {
         // The soft-delete schema where the records carry deletedAt; the items schema else.

@@ -285,4 +285,31 @@ import Testing
             #expect(try work.value("SELECT v FROM t WHERE id = 2") == 7)
         }
     }
+
+    /// The primary-key clause, put first for speed, must update the row the target's
+    /// clause would: a live record whose primary key is a soft-deleted row, while a live
+    /// row holds its key, updated the deleted row (a plain target-first upsert would have
+    /// merged it into the live one; the identity rule refuses both, as PostgreSQL does).
+    /// A deleted row restored by a live record of its own key is still restored.
+    @Test(arguments: ["cached", "typed", "multirow"])
+    func aSoftDeletedRowWithTheRecordsIdIsNotTheTargetsRow(_ strategy: String) throws {
+        let work = Workspace()
+        defer { TestSupport.remove(work.directory) }
+        try work.schema(
+            "CREATE TABLE items (id TEXT PRIMARY KEY NOT NULL, libraryID INTEGER NOT NULL, remoteID TEXT, deletedAt TEXT, v INTEGER); CREATE UNIQUE INDEX live ON items (libraryID, remoteID) WHERE deletedAt IS NULL;")
+        let lines = [
+            #"{"id":"A","libraryID":1,"remoteID":"r0","deletedAt":"2026-01-02","v":1}"#, #"{"id":"B","libraryID":1,"remoteID":"r0","v":2}"#,
+            #"{"id":"A","libraryID":1,"remoteID":"r0","v":3}"#,
+        ]
+        let input = TestSupport.write(lines.joined(separator: "\n") + "\n", to: work.directory.appendingPathComponent("in.jsonl"))
+        let refused = try work.run([input, "--table", "items", "--upsert", "libraryID,remoteID", "--strategy", strategy])
+        #expect(refused.status == 65, "\(refused.stderr)")
+        #expect(refused.stderr.contains("in.jsonl:3") && refused.stderr.contains("belong to different rows"), "\(refused.stderr)")
+        #expect(try work.value("SELECT count(*) FROM items") == 0)
+        let restore = [#"{"id":"C","libraryID":2,"remoteID":"r9","deletedAt":"2026-01-02","v":1}"#, #"{"id":"C","libraryID":2,"remoteID":"r9","v":5}"#]
+        let second = TestSupport.write(restore.joined(separator: "\n") + "\n", to: work.directory.appendingPathComponent("restore.jsonl"))
+        let restored = try work.run([second, "--table", "items", "--upsert", "libraryID,remoteID", "--strategy", strategy])
+        #expect(restored.status == 0, "\(restored.stderr)")
+        #expect(try work.value("SELECT v FROM items WHERE id = 'C' AND deletedAt IS NOT NULL") == 5)
+    }
 }

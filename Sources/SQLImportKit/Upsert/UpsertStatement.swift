@@ -184,11 +184,27 @@ package struct UpsertStatement: Sendable {
         if fallback != nil {
             arguments.append(guardedColumns.isEmpty ? "1" : sameValues(guardedColumns, as: guardedColumns.map(newValue)))
             let key = target?.columns ?? []
-            arguments.append(clause == .keyFirst ? sameValues(key, as: key.map { "excluded.\(SQLIdentifier.quote($0))" }) : "1")
+            arguments.append(clause == .keyFirst ? isTheTargetsRow(key) : "1")
         }
         arguments.append(rowidExpression)
         conditions.append("\(Self.outcomeFunction)(\(arguments.joined(separator: ", ")))")
         return "DO UPDATE SET \(set) WHERE \(conditions.joined(separator: " AND "))"
+    }
+
+    /// Whether the row the primary-key clause found is the one the target's clause would
+    /// find: it holds the record's target key, and, with a partial target, it is inside
+    /// the predicate or the record is outside it. (A soft-deleted row with the record's
+    /// primary key and target key, while a live row holds that key: the target would
+    /// find the live row, and the identity rule must decide, in the fallback.) The
+    /// record's side is known for predicates of NULL tests (`NullTestPredicate`); for any
+    /// other, a row outside the predicate always goes to the fallback.
+    private func isTheTargetsRow(_ key: [String]) -> String {
+        let same = sameValues(key, as: key.map { "excluded.\(SQLIdentifier.quote($0))" })
+        guard let predicate = target?.predicate else { return same }
+        let recordOutside = NullTestPredicate(predicate).map { parsed in
+            "NOT (" + parsed.tests.map { "excluded.\(SQLIdentifier.quote($0.column)) IS \($0.isNull ? "" : "NOT ")NULL" }.joined(separator: " AND ") + ")"
+        } ?? "0"
+        return "(\(same) AND ((\(predicate)) IS TRUE OR \(recordOutside)))"
     }
 
     /// The value `SET` would give `column`.
