@@ -603,6 +603,23 @@ import Testing
         #expect(pgRows == liteRows && pgRows.contains("X|x|1|r6"), "\(pgRows)")
     }
 
+    /// A value whose type calls two spellings equal (numeric 1.50 and 1.5, jsonb 1.0 and
+    /// 1, float -0 and 0) is compared as its text, as SQLite compares exactly: the record's
+    /// spelling is stored (the row was counted unchanged and kept the old spelling).
+    @Test func valuesEqualOnlyByTheirTypeAreChanges() throws {
+        let url = try PostgresServer.database(
+            schema: Self.schemaName(#function),
+            setUp: #"CREATE TABLE e (id text PRIMARY KEY, n numeric, j jsonb, d double precision); INSERT INTO e VALUES ('a', 1.50, '{"a": 1.0}', '-0'), ('b', 2, '[1]', 1);"#)
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        TestSupport.write(#"{"id":"a","n":1.5,"j":{"a":1},"d":0}"# + "\n" + #"{"id":"b","n":2,"j":[1],"d":1}"# + "\n", to: directory.appendingPathComponent("e.jsonl"))
+        let result = try TestSupport.run(["e.jsonl", "--db", url, "--table", "e", "--upsert", "id", "--report", "r.json"], in: directory)
+        #expect(result.status == 0, "\(result.stderr)")
+        let counts = try Self.counts(directory.appendingPathComponent("r.json"))
+        #expect(counts["updated"] == 1 && counts["unchanged"] == 1, "\(counts)")
+        #expect(try PostgresServer.query(url, "SELECT n, j, d FROM e ORDER BY id") == "1.5|{\"a\": 1}|0\n2|[1]|1\n")
+    }
+
     /// Numbers neither Int64 nor Double holds are counted on both targets (PostgreSQL
     /// reported 0) and kept exactly in a text or numeric column.
     @Test func numbersKeptAsTheirDigitsAreCountedAsOnSQLite() throws {

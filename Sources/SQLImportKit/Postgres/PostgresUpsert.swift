@@ -257,9 +257,12 @@ struct PostgresUpsert {
             action = "DO NOTHING"
         } else {
             let set = assigned.map { "\(q($0)) = \(newValue($0))" }.joined(separator: ", ")
-            // `json` has no equality: compared as its text (as SQLite compares it).
+            // Compared as text where the type's equality is looser than its text (as SQLite
+            // compares values exactly): `json` has no equality; `numeric` 1.50 = 1.5,
+            // `jsonb` {"a": 1.0} = {"a": 1}, floats -0 = 0, `citext` Bob = bob, and the
+            // stored spelling would stay while the record's differs.
             let comparable: (String, String) -> String = { column, value in
-                schema.column(named: column)?.type == "json" ? "(\(value))::text" : value
+                Self.comparesAsText(schema.column(named: column)?.type ?? "") ? "(\(value))::text" : value
             }
             let changed = "(\(assigned.map { comparable($0, "\(row).\(q($0))") }.joined(separator: ", ")), NULL) IS DISTINCT FROM (\(assigned.map { comparable($0, newValue($0)) }.joined(separator: ", ")), NULL)"
             var condition = "\(newer) AND \(changed)"
@@ -284,6 +287,11 @@ struct PostgresUpsert {
             counts.skipped += skipped
             counts.unchanged += records - returned.count - skipped
         }
+    }
+
+    /// Types whose equality calls two different spellings equal.
+    static func comparesAsText(_ type: String) -> Bool {
+        ["json", "jsonb", "double precision", "real", "citext", "numeric"].contains(type) || type.hasPrefix("numeric(")
     }
 
     /// Inserts every record with a plain `INSERT` (no conflict clause: no speculative
