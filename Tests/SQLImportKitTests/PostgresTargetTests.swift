@@ -620,6 +620,21 @@ import Testing
         #expect(try PostgresServer.query(url, "SELECT n, j, d FROM e ORDER BY id") == "1.5|{\"a\": 1}|0\n2|[1]|1\n")
     }
 
+    /// PostgreSQL names are case-sensitive: a field matching two columns only ignoring
+    /// case is refused (it went to the first, silently); an exact spelling picks its own.
+    @Test func aFieldMatchingTwoColumnsOnlyIgnoringCaseIsRefused() throws {
+        let url = try PostgresServer.database(schema: Self.schemaName(#function), setUp: #"CREATE TABLE c (id text PRIMARY KEY, "Name" text, name text);"#)
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        TestSupport.write(#"{"id":"1","NAME":"x"}"# + "\n", to: directory.appendingPathComponent("a.jsonl"))
+        let refused = try TestSupport.run(["a.jsonl", "--db", url, "--table", "c", "--upsert", "id"], in: directory)
+        #expect(refused.status == 65 && refused.stderr.contains(#"field "NAME" matches columns "Name" and "name""#), "\(refused.stderr)")
+        TestSupport.write(#"{"id":"1","Name":"upper","name":"lower"}"# + "\n", to: directory.appendingPathComponent("b.jsonl"))
+        let exact = try TestSupport.run(["b.jsonl", "--db", url, "--table", "c", "--upsert", "id"], in: directory)
+        #expect(exact.status == 0, "\(exact.stderr)")
+        #expect(try PostgresServer.query(url, #"SELECT "Name", name FROM c"#) == "upper|lower\n")
+    }
+
     /// Numbers neither Int64 nor Double holds are counted on both targets (PostgreSQL
     /// reported 0) and kept exactly in a text or numeric column.
     @Test func numbersKeptAsTheirDigitsAreCountedAsOnSQLite() throws {

@@ -190,6 +190,12 @@ final class PostgresRun {
         }
         var unknown: [(field: Int, name: String)] = []
         for name in batch.newColumns {
+            // PostgreSQL names are case-sensitive: a field that matches two columns only
+            // ignoring case ("Name" and name) names neither.
+            let folded = schema.columns.filter { $0.name.sqliteFolded == name.sqliteFolded }
+            if !schema.columns.contains(where: { $0.name == name }), folded.count > 1 {
+                throw SchemaError.ambiguousField(table: schema.table, field: name, columns: folded.map(\.name))
+            }
             if let column = schema.column(named: name) {
                 columnOfField.append(column.name)
             } else {

@@ -2,6 +2,8 @@
 public enum SchemaError: Error, Sendable, CustomStringConvertible {
     case notATable(name: String, kind: String)
     case unknownFields(table: String, fields: [String])
+    /// A field that matches several columns of a PostgreSQL table only ignoring case.
+    case ambiguousField(table: String, field: String, columns: [String])
     /// Fields naming generated columns (`GENERATED ALWAYS AS`), which no statement writes.
     case generatedColumnsInInput(table: String, fields: [String])
     case missingRequiredColumn(table: String, column: String)
@@ -28,6 +30,8 @@ public enum SchemaError: Error, Sendable, CustomStringConvertible {
             let padded = fields.filter(Self.isPadded)
             let hint = padded.isEmpty ? "" : "; \(padded.map(SQLIdentifier.quote).joined(separator: ", ")) begin or end with a space (a header written as \"a, b\"): remove the spaces from the header line, e.g. sed -i '1s/ *, */,/g' FILE"
             return "table \(SQLIdentifier.quote(table)) has no column for field(s) \(fields.map(SQLIdentifier.quote).joined(separator: ", "))\(hint.isEmpty ? "; re-run with --alter to add them, or --ignore-unknown to drop them" : hint)"
+        case .ambiguousField(let table, let field, let columns):
+            return "field \(SQLIdentifier.quote(field)) matches columns \(columns.map(SQLIdentifier.quote).joined(separator: " and ")) of \(SQLIdentifier.quote(table)), which differ only in case; spell the field exactly as the column it is for"
         case .generatedColumnsInInput(let table, let fields):
             return "\(fields.map(SQLIdentifier.quote).joined(separator: ", ")) \(fields.count == 1 ? "is a generated column" : "are generated columns") of \(SQLIdentifier.quote(table)): SQLite computes \(fields.count == 1 ? "it" : "them") and cannot store a given value (an export of the table holds them); pass --ignore-unknown to drop those fields"
         case .missingRequiredColumn(let table, let column):
