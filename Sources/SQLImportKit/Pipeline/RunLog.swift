@@ -183,7 +183,13 @@ extension CheckpointingRun {
     /// last checkpoint are dropped: their records come again), and they count in
     /// `rejected`, so that the resumed run reports the whole input as one run would.
     func openRejects() throws {
-        let resumed = options.mirror.deleteMissing ? [] : options.inputs.compactMap { resumeEntries[$0] }
+        var resumed = options.mirror.deleteMissing ? [] : options.inputs.compactMap { resumeEntries[$0] }
+        // An input that changed since is read again from its first record: its rejects
+        // come again, so none are carried.
+        let changed = options.inputs.indices.contains { index in
+            resumeEntries[options.inputs[index]].map { $0.fingerprint != fingerprints[index] } ?? false
+        }
+        if changed { resumed = [] }
         let rejects = resumed.map(\.committedRejects).max() ?? 0
         let bytes = resumed.map(\.rejectsBytes).max() ?? 0
         if let path = options.rejectsPath {
