@@ -405,6 +405,31 @@ import Testing
         #expect(try PostgresServer.query(url, "SELECT count(*) FROM items") == "0\n")
     }
 
+    /// Two checkpointed runs into tables of one schema share `_sqlimport_runs`: a run
+    /// whose transaction is open must not lock the log table against the other (adding
+    /// the log's new columns on every run took an exclusive lock until the first commit).
+    @Test func checkpointedRunsIntoOneSchemaDoNotWaitForEachOther() throws {
+        let url = try PostgresServer.database(
+            schema: Self.schemaName(#function), setUp: Self.itemsSchema + #"CREATE TABLE other (id text PRIMARY KEY, v text);"#)
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        TestSupport.write(#"{"id":"x","v":"1"}"# + "\n", to: directory.appendingPathComponent("other.jsonl"))
+        let first = ["other.jsonl", "--db", url, "--table", "other", "--upsert", "id", "--commit-every", "10"]
+        #expect(try TestSupport.run(first, in: directory).status == 0)
+        let (process, input, errors) = try Self.startReadingStandardInput(
+            ["--db", url, "--table", "items", "--upsert", "libraryID,remoteID", "--commit-every", "1000"], in: directory)
+        let records = (1 ... 25).map { #"{"id":"id-\#($0)","libraryID":1,"remoteID":"r\#($0)","updatedAt":"2026-11-01"}"# }
+        input.fileHandleForWriting.write(Data((records.joined(separator: "\n") + "\n").utf8))
+        Thread.sleep(forTimeInterval: 1.0)
+        let second = try TestSupport.run(first + ["--busy-timeout", "2000"], in: directory)
+        try? input.fileHandleForWriting.close()
+        process.waitUntilExit()
+        #expect(second.status == 0, "\(second.stderr)")
+        let stderr = try String(contentsOf: errors, encoding: .utf8)
+        #expect(process.terminationStatus == 0, "\(stderr)")
+        #expect(try PostgresServer.query(url, "SELECT count(*) FROM items") == "25\n")
+    }
+
     /// `--on-error skip`: the records PostgreSQL refuses (a type, NOT NULL, the identity
     /// rule, unparseable JSON) are set aside as on SQLite: the same rows, the same counts,
     /// the same lines in `--rejects`, exit 2; a re-run sets aside the same records and

@@ -22,7 +22,14 @@ struct PostgresRunLog {
               committed_offset bigint NOT NULL, committed_rows bigint NOT NULL, finished boolean NOT NULL,
               updated_at timestamptz NOT NULL, mtime_ns bigint, inode bigint, PRIMARY KEY (target, path))
             """)
-        try connection.execute("ALTER TABLE \(table) ADD COLUMN IF NOT EXISTS committed_rejects bigint, ADD COLUMN IF NOT EXISTS rejects_bytes bigint")
+        // Only when missing: ALTER TABLE takes an ACCESS EXCLUSIVE lock, even with IF NOT
+        // EXISTS, and holds it to the first checkpoint, so that another checkpointed run
+        // into the schema would wait for it.
+        let present = try connection.query(
+            "SELECT count(*) FROM pg_attribute WHERE attrelid = $1::regclass AND attname IN ('committed_rejects', 'rejects_bytes') AND NOT attisdropped", [table])
+        if present.first?[0] != "2" {
+            try connection.execute("ALTER TABLE \(table) ADD COLUMN IF NOT EXISTS committed_rejects bigint, ADD COLUMN IF NOT EXISTS rejects_bytes bigint")
+        }
     }
 
     func entries(_ connection: PostgresConnection, target: String) throws -> [String: RunLog.Entry] {
