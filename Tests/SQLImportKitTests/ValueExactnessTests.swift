@@ -137,6 +137,28 @@ import Testing
         }
     }
 
+    /// Where SQLite's own 15 digits are exact, a JSON real into a TEXT column keeps
+    /// SQLite's spelling (`1.0e+15`), what other writers of the table store: a TEXT key
+    /// written by SQLite still matches (a review found a second row made), and
+    /// `--scope` on such a column still finds its rows.
+    @Test func aJSONRealIntoATextKeyMatchesWhatSQLiteStored() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let database = directory.appendingPathComponent("db.sqlite").path
+        try TestSupport.createDatabase(database, schema: "CREATE TABLE t (k TEXT PRIMARY KEY, v TEXT, grp TEXT); INSERT INTO t VALUES (1e15, 'old', 1e-05), (0.5, 'old', 1e-05), ('x', 'old', 'other');")
+        let input = TestSupport.write(#"{"k":1e15,"v":"new","grp":1e-05}"# + "\n" + #"{"k":0.30000000000000004,"v":"new","grp":1e-05}"#, to: directory.appendingPathComponent("t.jsonl"))
+        let summary = try TestSupport.runImport([input], database: database) {
+            $0.table = "t"
+            $0.upsert = ["k"]
+            $0.mirror.deleteMissing = true
+            $0.mirror.scope = ["grp"]
+            $0.mirror.maxDelete = .percent(100)
+        }
+        #expect(summary.counts.inserted == 1 && summary.counts.updated == 1 && summary.counts.deleted == 1, "\(summary.counts)")
+        let rows = try DatabaseQueue(path: database).read { try Row.fetchAll($0, sql: "SELECT k, v FROM t ORDER BY k").map { "\($0["k"] as String)|\($0["v"] as String)" } }
+        #expect(rows == ["0.30000000000000004|new", "1.0e+15|new", "x|old"])
+    }
+
     /// SQLite stores an integral REAL as an integer on disk, so -0.0 reads back as 0.0
     /// from a REAL column (documented in README.md). The value is still a REAL zero.
     @Test func negativeZeroIsStoredAsARealZero() throws {

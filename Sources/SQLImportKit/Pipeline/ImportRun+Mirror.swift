@@ -28,9 +28,9 @@ extension ImportRun {
             guard let input = tableColumnOfInput.firstIndex(of: column) else { throw MirrorError.scopeNotInInput(column: name) }
             return input
         }
-        scopeTypeless = mirror.scope.map { name in
+        scopeAffinities = mirror.scope.map { name in
             let column = schema.columns[schema.columnIndex(named: name)!]
-            return (schema.isStrict ? ColumnAffinity(strictType: column.declaredType) : column.affinity) == .blob
+            return schema.isStrict ? ColumnAffinity(strictType: column.declaredType) : column.affinity
         }
         if let tombstone = mirror.tombstone {
             tombstoneInput = fieldNames.firstIndex { $0.sqliteFolded == tombstone.field.sqliteFolded }
@@ -96,8 +96,14 @@ extension ImportRun {
             switch cell.kind {
             case .absent, .null: key.append(.null)
             case .integer: key.append(.integer(cell.payload))
-            case .real: key.append(.real(UInt64(bitPattern: cell.payload)))
-            case .untypedText where scopeTypeless[position]:
+            case .real:
+                // As `StatementBinder` binds it into a TEXT column.
+                if scopeAffinities[position] == .text, let text = NumberText.textWhereSQLiteWouldRound(cell.doubleValue) {
+                    key.append(.text(text))
+                } else {
+                    key.append(.real(UInt64(bitPattern: cell.payload)))
+                }
+            case .untypedText where scopeAffinities[position] == .blob:
                 // CSV text into a column without affinity is stored as the type it looks
                 // like (`StatementBinder`); the scope value must be the same value.
                 key.append(Self.typelessScopeValue(batch.text(cell)))

@@ -42,8 +42,8 @@ final class ImportRun {
 
     // The sync mirror (`ImportRun+Mirror`).
     var scopeInputs: [Int] = []
-    /// Whether each scope column has no affinity (untyped, or `ANY` in a STRICT table).
-    var scopeTypeless: [Bool] = []
+    /// Each scope column's affinity (`.blob` for none: untyped, or `ANY` when STRICT).
+    var scopeAffinities: [ColumnAffinity] = []
     var scopeValues = Set<[ScopeValue]>()
     var tombstoneInput: Int?
     /// Whether the mirror's trigger watches inserts (`watchInsertsBelowStartMax`).

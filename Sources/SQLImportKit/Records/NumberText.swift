@@ -194,6 +194,17 @@ package enum NumberText {
         return parseDouble(number).map(AffinityNumber.real) ?? .unrepresentable
     }
 
+    /// For a REAL bound into a TEXT column: nil when SQLite's own conversion (15
+    /// significant digits, `%!.15g`) reads back as the same Double, so that the column
+    /// gets SQLite's usual spelling (`1.0e+15`, what other writers of the table store,
+    /// and what a key of it holds); else the shortest text that does
+    /// (`0.30000000000000004`, which SQLite would store as `0.3`).
+    package static func textWhereSQLiteWouldRound(_ value: Double) -> String? {
+        guard value.isFinite else { return nil }
+        let fifteen = String(format: "%.15g", value)
+        return Double(fifteen) == value ? nil : shortest(value)
+    }
+
     /// The shortest text that reads back as the same Double (`0.1`, `-0.0`, `1e+308`).
     package static func shortest(_ value: Double) -> String {
         value.isInfinite ? (value < 0 ? "-1e999" : "1e999") : value.description

@@ -42,11 +42,10 @@ enum StatementBinder {
             if affinity == .real, !isExactDouble(cell.payload) { throw .inexactReal }
             sqlite3_bind_int64(statement, index, cell.payload)
         case .real:
-            if affinity == .text {
+            if affinity == .text, let text = NumberText.textWhereSQLiteWouldRound(cell.doubleValue) {
                 // SQLite would turn the REAL into text with 15 significant digits
                 // (0.30000000000000004 → "0.3"): bind the shortest text that reads back
-                // as the same double, as Python's repr spells it ("1e-05", "100000.0").
-                let text = NumberText.shortest(cell.doubleValue)
+                // as the same double. Where 15 digits are exact, SQLite's own spelling.
                 sqlite3_bind_text(statement, index, text, Int32(text.utf8.count), transient)
                 return
             }
