@@ -90,16 +90,17 @@ struct PostgresBatchPlan {
     }
 
     /// Which hashes tell that a record lands on a row an earlier one landed on (`probes`),
-    /// and which it leaves for later records (`marks`):
+    /// and which it leaves for later records (`marks`). Only what the keys prove counts:
     /// - a record with a complete target key (inside a partial target) lands on the row
     ///   holding that key, whose primary key may be another (a stored row's): it repeats
-    ///   an earlier record of the same target key, or an earlier record routed by the
-    ///   same primary key (that row has it; the identity rule sends the record there or
-    ///   refuses it). An earlier record inside the target with its primary key is no
-    ///   repeat: it may have landed on a row of another primary key, leaving its own
-    ///   unwritten.
-    /// - a record routed by its primary key lands on the row holding it: it repeats any
-    ///   earlier record of that primary key.
+    ///   an earlier record of the same target key, or an earlier record routed by its
+    ///   primary key (that row has it; the identity rule sends the record there or
+    ///   refuses it). It marks its target key only: its own primary key may be unwritten.
+    /// - a record routed by its primary key lands on the row holding it: it repeats an
+    ///   earlier record routed by the same primary key.
+    /// A record routed by its primary key after a record of the target that inserted a
+    ///   row with that primary key repeats it, and is not counted: only the server knows
+    ///   that the target inserted (docs/postgresql.md).
     static func countingKeys(_ key: (target: Int?, primary: Int?)) -> (probes: [Int], marks: [Int]) {
         let routedByPrimary = key.primary.map { primary in
             var hasher = Hasher()
@@ -108,9 +109,9 @@ struct PostgresBatchPlan {
             return hasher.finalize()
         }
         if let target = key.target {
-            return ([target] + (routedByPrimary.map { [$0] } ?? []), [target] + (key.primary.map { [$0] } ?? []))
+            return ([target] + (routedByPrimary.map { [$0] } ?? []), [target])
         }
-        guard let primary = key.primary else { return ([], []) }
-        return ([primary], [primary, routedByPrimary!])
+        guard let routedByPrimary else { return ([], []) }
+        return ([routedByPrimary], [routedByPrimary])
     }
 }

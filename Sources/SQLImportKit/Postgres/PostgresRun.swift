@@ -527,7 +527,8 @@ final class PostgresRun {
             var digits: [UInt8] = []
             appendDigits(cell.payload, to: &digits)
             digits.withUnsafeBytes(append)
-        case .real: "\(cell.doubleValue)".utf8CString.withUnsafeBytes { append(UnsafeRawBufferPointer(rebasing: $0.dropLast())) }
+        // (±infinity as export spells it, `±1e999`: valid text, numeric and jsonb.)
+        case .real: NumberText.shortest(cell.doubleValue).utf8CString.withUnsafeBytes { append(UnsafeRawBufferPointer(rebasing: $0.dropLast())) }
         case .text, .untypedText, .json, .numberAsText: append(UnsafeRawBufferPointer(start: bytes + Int(cell.payload), count: Int(cell.length)))
         }
     }

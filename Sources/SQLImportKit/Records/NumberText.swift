@@ -200,7 +200,8 @@ package enum NumberText {
     /// and what a key of it holds); else the shortest text that does
     /// (`0.30000000000000004`, which SQLite would store as `0.3`).
     package static func textWhereSQLiteWouldRound(_ value: Double) -> String? {
-        guard value.isFinite else { return nil }
+        // SQLite spells infinity `Inf`; the input spelled it `1e999`.
+        guard value.isFinite else { return shortest(value) }
         let fifteen = String(format: "%.15g", value)
         return Double(fifteen) == value ? nil : shortest(value)
     }
