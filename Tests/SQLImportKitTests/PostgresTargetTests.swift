@@ -667,6 +667,13 @@ import Testing
         let exact = try TestSupport.run(["b.jsonl", "--db", url, "--table", "c", "--upsert", "id"], in: directory)
         #expect(exact.status == 0, "\(exact.stderr)")
         #expect(try PostgresServer.query(url, #"SELECT "Name", name FROM c"#) == "upper|lower\n")
+        // Such a table exports (its names are two), and the export imports back.
+        let exported = try TestSupport.run(["export", "c", "--db", url, "-o", "c.jsonl"], in: directory)
+        #expect(exported.status == 0, "\(exported.stderr)")
+        #expect(try String(contentsOf: directory.appendingPathComponent("c.jsonl"), encoding: .utf8) == #"{"id":"1","Name":"upper","name":"lower"}"# + "\n")
+        let again = try TestSupport.run(["c.jsonl", "--db", url, "--table", "c", "--upsert", "id", "--report", "c.json"], in: directory)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(try Self.counts(directory.appendingPathComponent("c.json"))["unchanged"] == 1)
     }
 
     /// Numbers neither Int64 nor Double holds are counted on both targets (PostgreSQL

@@ -18,9 +18,11 @@ enum ValueText {
     /// - Throws: `.duplicateColumns` when two columns share a name (as import matches
     ///   fields: ASCII case aside), which would make the later value replace the earlier
     ///   on import; `.conflictingOptions` for a `--null` text that would break a field.
-    static func encoder(for format: InputFormat, columns: [String], nullText: String?) throws(ExportError) -> RowEncoder {
+    /// - Parameter namesFoldCase: true for SQLite, whose names ignore ASCII case (a
+    ///   PostgreSQL table may hold `"Name"` and `name`, which its import keeps apart).
+    static func encoder(for format: InputFormat, columns: [String], nullText: String?, namesFoldCase: Bool = true) throws(ExportError) -> RowEncoder {
         var seen = Set<String>()
-        let repeated = columns.filter { !seen.insert($0.sqliteFolded).inserted }
+        let repeated = columns.filter { !seen.insert(namesFoldCase ? $0.sqliteFolded : $0).inserted }
         if !repeated.isEmpty { throw .duplicateColumns(names: repeated) }
         if let nullText, format == .csv || format == .tsv,
             nullText.utf8.contains(where: { [UInt8(ascii: format == .csv ? "," : "\t"), UInt8(ascii: "\""), 0x0A, 0x0D].contains($0) })

@@ -56,7 +56,7 @@ public final class PostgresExporter {
         var batch = try connection.result("FETCH FORWARD \(Self.fetchRows) FROM sqlimport_export")
         let columns = (0 ..< batch.columns).map(batch.name)
         let kinds = (0 ..< batch.columns).map { Kind(type: batch.type($0)) }
-        var encoder = try ValueText.encoder(for: format, columns: columns, nullText: options.nullText)
+        var encoder = try ValueText.encoder(for: format, columns: columns, nullText: options.nullText, namesFoldCase: false)
 
         return try ExportOutput.write(options, format: format, compression: compression, columns: columns) { writer in
             try encoder.begin(into: &writer.bytes)
