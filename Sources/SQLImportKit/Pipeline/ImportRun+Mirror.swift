@@ -61,12 +61,20 @@ extension ImportRun {
         watchesInserts = true
     }
 
-    /// Drops the trigger of `watchInsertsBelowStartMax`. The function stays: a trigger
-    /// that the drop missed (the connection failed) must still find it.
-    func stopWatchingInserts() {
+    /// Drops the trigger of `watchInsertsBelowStartMax`: at the end of the run, inside its
+    /// transaction, and again once the transaction ended (a rollback undoes the first
+    /// drop of a trigger that a `--commit-every` checkpoint had committed). Then the
+    /// function goes too, unless the trigger is still there to call it.
+    func stopWatchingInserts(afterTransaction: Bool) {
         guard watchesInserts else { return }
+        do {
+            try db.execute(sql: "DROP TRIGGER IF EXISTS temp.\(Self.insertWatch)")
+        } catch {
+            return
+        }
+        guard afterTransaction, db.isInsideTransaction == false else { return }
         watchesInserts = false
-        try? db.execute(sql: "DROP TRIGGER IF EXISTS temp.\(Self.insertWatch)")
+        db.remove(function: DatabaseFunction(Self.insertWatch, argumentCount: 1, pure: false) { _ in nil })
     }
 
     /// Whether columns take all three of the rowid's names.

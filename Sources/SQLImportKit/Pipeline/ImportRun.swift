@@ -93,7 +93,9 @@ final class ImportRun {
         self.progress = progress
     }
 
+    /// After the run's transaction ended: the connection is the caller's again.
     func close() {
+        stopWatchingInserts(afterTransaction: true)
         session?.close()
         session = nil
         rejectsFile?.close()
@@ -110,7 +112,7 @@ final class ImportRun {
     // MARK: - Run
 
     func execute() throws {
-        defer { stopWatchingInserts() }
+        defer { stopWatchingInserts(afterTransaction: false) }
         if options.commitEvery != nil { try prepareRunLog() }
         try openRejects()
         if let existing = try TableSchema.read(db, table: table) {
