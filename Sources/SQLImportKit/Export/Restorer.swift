@@ -92,17 +92,28 @@ public final class Restorer {
             throw SnapshotError.notADatabase(snapshot: options.snapshotPath)
         }
         // The header's page count holds when its change counter matches the number that
-        // validates it (always so in what VACUUM INTO writes): the file must be exactly
-        // that long, or bytes were joined to it (`cat a.zst b.zst`, two valid frames).
+        // validates it (always so in what VACUUM INTO writes). Another database right
+        // where that count ends is two snapshots joined (`cat a.zst b.zst`, two valid
+        // frames). (Other bytes past it are left alone: SQLite pads some files, e.g. with
+        // SQLITE_FCNTL_CHUNK_SIZE, and ignores them.)
         func bigEndian(_ offset: Int, _ count: Int) -> Int { header[offset ..< offset + count].reduce(0) { $0 << 8 | Int($1) } }
         let pageSize = bigEndian(16, 2) == 1 ? 65536 : bigEndian(16, 2)
         if bigEndian(24, 4) == bigEndian(92, 4), bigEndian(28, 4) > 0,
-            let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size != pageSize * bigEndian(28, 4)
+            let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size > pageSize * bigEndian(28, 4),
+            let handle = FileHandle(forReadingAtPath: path)
         {
+            defer { try? handle.close() }
+            try? handle.seek(toOffset: UInt64(pageSize * bigEndian(28, 4)))
+            guard let next = try? handle.read(upToCount: 16), next == Data("SQLite format 3\0".utf8) else { return try checkIntegrity(path) }
             throw SnapshotError.damaged(
                 snapshot: options.snapshotPath,
-                reason: "it decompresses to \(size) bytes, and the database it holds is \(pageSize * bigEndian(28, 4)): something was joined to it (two snapshots concatenated?)")
+                reason: "a second database follows the first at byte \(pageSize * bigEndian(28, 4)) (two snapshots concatenated?)")
         }
+        try checkIntegrity(path)
+    }
+
+    /// `PRAGMA integrity_check` of the restored copy.
+    private func checkIntegrity(_ path: String) throws {
         var problems: [String]
         do {
             let queue = try DatabaseQueue(path: path)
