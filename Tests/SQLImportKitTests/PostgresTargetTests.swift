@@ -202,9 +202,15 @@ import Testing
         TestSupport.write(#"{"id":"m","f":16777217}"# + "\n", to: directory.appendingPathComponent("f.jsonl"))
         let float = try TestSupport.run(["f.jsonl", "--db", url, "--table", "v", "--upsert", "id"], in: directory)
         #expect(float.status == 65 && float.stderr.contains("more digits than a real holds"), "\(float.stderr)")
-        TestSupport.write("id,r\nx,0x10\n", to: directory.appendingPathComponent("h.csv"))
-        let hex = try TestSupport.run(["h.csv", "--db", url, "--table", "v", "--upsert", "id"], in: directory)
-        #expect(hex.status == 65 && hex.stderr.contains("is hexadecimal"), "\(hex.stderr)")
+        for (column, value) in [("r", "0x10"), ("i", "0x10"), ("i", "1_000"), ("n", "0b101")] {
+            TestSupport.write("id,\(column)\nx,\(value)\n", to: directory.appendingPathComponent("h.csv"))
+            let refused = try TestSupport.run(["h.csv", "--db", url, "--table", "v", "--upsert", "id"], in: directory)
+            #expect(refused.status == 65 && refused.stderr.contains("is not a decimal number"), "\(value): \(refused.stderr)")
+        }
+        // A JSON integer past Int64 into double precision is named as inexact.
+        TestSupport.write(#"{"id":"y","r":123456789012345678901234567890}"# + "\n", to: directory.appendingPathComponent("big.jsonl"))
+        let big = try TestSupport.run(["big.jsonl", "--db", url, "--table", "v", "--upsert", "id"], in: directory)
+        #expect(big.status == 65 && big.stderr.contains("more digits than a double holds"), "\(big.stderr)")
     }
 
     @Test func aRecordMergingTwoIdentitiesIsRefusedAsOnSQLite() throws {

@@ -5,6 +5,7 @@
 /// - `double precision`: an integer past 2^53 (a neighbouring value), a literal past a
 ///   double's range (infinity or zero; `±1e999`, export's infinity, excepted), a leading
 ///   zero (`0959`), hexadecimal (`0x10`, which its parser reads as 16).
+/// - every number column: `0x10`, `0o7`, `0b1`, `1_000` (PostgreSQL 16 reads them).
 /// - `real`: the same, with a float's 2^24 for integers. Decimals are rounded to the
 ///   column's precision: that is what the column is for.
 /// - integer types and `numeric`: a leading zero.
@@ -32,11 +33,16 @@ enum PostgresValueCheck {
         case .numberAsText:
             // JSON digits that neither Int64 nor Double holds.
             guard family == .double || family == .float else { return nil }
-            return unrepresentable(family)
+            let text = UnsafeRawBufferPointer(start: bytes + Int(cell.payload), count: Int(cell.length))
+            return NumberText.affinityNumber(text) == .bigInteger ? inexact(family) : unrepresentable(family)
         case .text, .untypedText:
             let text = UnsafeRawBufferPointer(start: bytes + Int(cell.payload), count: Int(cell.length))
             if NumberText.isLeadingZeroNumber(text) {
                 return "has a leading zero, and this \(name(family)) column would store it as a number without it; declare the column text to keep it as written"
+            }
+            // PostgreSQL 16 reads 0x10, 0o7, 0b1 and 1_000 as numbers.
+            if isNonDecimal(text) {
+                return "is not a decimal number, and this \(name(family)) column would read it as one; write it in decimal, or declare the column text"
             }
             guard family == .double || family == .float else { return nil }
             switch NumberText.affinityNumber(text) {
@@ -44,7 +50,7 @@ enum PostgresValueCheck {
             case .bigInteger: return inexact(family)
             case .unrepresentable: return unrepresentable(family)
             case .real: return nil
-            case .notANumber: return isHexadecimal(text) ? "is hexadecimal, which this \(name(family)) column would read as a number; write it in decimal, or declare the column text" : nil
+            case .notANumber: return nil
             }
         default:
             return nil
@@ -77,10 +83,16 @@ enum PostgresValueCheck {
         "is beyond the range of a \(family == .float ? "real" : "double"), and this \(name(family)) column would store it as infinity or zero; declare the column numeric or text to keep it as written"
     }
 
-    private static func isHexadecimal(_ text: UnsafeRawBufferPointer) -> Bool {
+    /// `0x10`, `0o7`, `0b1` (after white space and a sign), or digits with `_` between
+    /// them (`1_000`).
+    private static func isNonDecimal(_ text: UnsafeRawBufferPointer) -> Bool {
         var index = 0
         while index < text.count, text[index] == 0x20 || text[index] &- 0x09 < 5 { index += 1 }
         if index < text.count, text[index] == UInt8(ascii: "+") || text[index] == UInt8(ascii: "-") { index += 1 }
-        return index + 1 < text.count && text[index] == UInt8(ascii: "0") && text[index + 1] | 0x20 == UInt8(ascii: "x")
+        if index + 1 < text.count, text[index] == UInt8(ascii: "0"), [UInt8(ascii: "x"), UInt8(ascii: "o"), UInt8(ascii: "b")].contains(text[index + 1] | 0x20) {
+            return true
+        }
+        let body = text[index...]
+        return body.contains(UInt8(ascii: "_")) && body.allSatisfy { $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: ".") || $0 &- UInt8(ascii: "0") < 10 }
     }
 }
