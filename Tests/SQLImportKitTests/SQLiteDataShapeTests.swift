@@ -335,6 +335,46 @@ extension SQLiteDataShapeTests {
 
     static let enumFlag = ["--enum", "kind=link,note,image"]
 
+    /// `{"kind":{}}` names no case and leaves the row's cases as they are, declared or
+    /// inferred, in every strategy and policy (it cleared every case column: the empty
+    /// object's marker was read as a case named ""). An empty key inside a nested object,
+    /// or a key holding U+001F (which joins nested names), is refused.
+    @Test(arguments: ["typed", "cached", "multirow"])
+    func anEmptyEnumObjectLeavesTheCasesAlone(_ strategy: String) throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        for flags in [Self.enumFlag, ["--flatten"], Self.enumFlag + ["--merge", "coalesce"]] {
+            let records = [
+                #"{"id":2,"kind":{}}"#, #"{"id":1,"kind":{"link":{"_0":"L1"}}}"#, #"{"id":3,"kind":{"note":{"_0":"n"}}}"#,
+                #"{"id":4,"kind":{"image":{"_0":"i"}}}"#,
+            ]
+            let kept = try Self.run(records, flags + ["--strategy", strategy], in: directory)
+            #expect(kept.status == 0, "\(flags): \(kept.stderr)")
+            #expect(kept.rows == ["1|L1|NULL|NULL", "2|NULL|N2|NULL", "3|NULL|n|NULL", "4|NULL|NULL|i"], "\(flags)")
+        }
+        let empty = try Self.run([#"{"id":1,"kind":{"":"x"}}"#], Self.enumFlag + ["--strategy", strategy], in: directory)
+        #expect(empty.status == 65 && empty.stderr.contains("a nested object has an empty field name"), "\(empty.stderr)")
+        #expect(empty.rows == ["1|L1|NULL|NULL", "2|NULL|N2|NULL"])
+        let separator = try Self.run([#"{"id":1,"note\u001fx":"y"}"#], ["--strategy", strategy], in: directory)
+        #expect(separator.status == 65 && separator.stderr.contains("U+001F"), "\(separator.stderr)")
+    }
+
+    /// A plainly written field read as a group from records of one key each must stop
+    /// when a later batch brings another key, as when both are in the first batch (a row
+    /// held a link and a note: the second case was written without clearing the first).
+    @Test func aSecondKeyInALaterBatchStopsAsInTheFirst() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let links = (1 ... 5000).map { #"{"id":\#($0),"kind":{"link":"u\#($0)"}}"# }
+        let later = try Self.run(links + [#"{"id":1,"kind":{"note":"n"}}"#], ["--flatten"], in: directory)
+        #expect(later.status == 65, "\(later.stderr)")
+        #expect(later.stderr.contains("field kind holds one key per record (link, note)"), "\(later.stderr)")
+        #expect(later.rows == ["1|L1|NULL|NULL", "2|NULL|N2|NULL"])
+        let declared = try Self.run(links + [#"{"id":1,"kind":{"note":"n"}}"#], ["--flatten", "--enum", "kind=link,note"], in: directory)
+        #expect(declared.status == 0, "\(declared.stderr)")
+        #expect(declared.rows.first == "1|NULL|n|NULL")
+    }
+
     @Test func underCoalesceACaseColumnFilledWithoutACaseKeepsItsValue() throws {
         let directory = TestSupport.temporaryDirectory()
         defer { TestSupport.remove(directory) }

@@ -36,12 +36,23 @@ extension ImportRun {
         for input in first ..< fieldNames.count {
             let parts = FieldPath.components(fieldNames[input])
             if parts.count > 1, !decidedNestedFields.contains(parts[0].sqliteFolded) { fresh.insert(parts[0].sqliteFolded) }
+            // A field read as a group from records of one key each, now with another key
+            // (`{"kind":{"link":…}}` for a batch, then `{"kind":{"note":…}}`): an enum or a
+            // group, as if both had been in the first batch.
+            let meaningful = FieldPath.meaningful(parts)
+            if meaningful.count > 1, !meaningful[1].isEmpty, let watched = undecidedNestedFields[meaningful[0].sqliteFolded],
+                !watched.seen.contains(meaningful[1])
+            {
+                throw NestedFieldError.enumOrGroup(
+                    field: watched.name, seen: (watched.seen.union([meaningful[1]])).sorted(), columns: watched.columns, table: schema.name)
+            }
         }
         if !fresh.isEmpty {
             let found = try NestedFields.inferEnums(
                 schema: schema, fieldNames: fieldNames, tableColumnOfInput: tableColumnOfInput, fields: fresh, createdByRun: createdTable,
                 presence: NestedFields.presence(in: batch))
             decidedNestedFields.formUnion(found.decided)
+            undecidedNestedFields.merge(found.undecided) { _, new in new }
             for group in found.enums {
                 summary.warnings.append(
                     "field \(group.field) is written as Swift Codable writes an enum, so it was read as one: a record's case fills its columns and sets the others of \(group.columns.joined(separator: ", ")) to NULL (pass --enum \(group) to declare it)")

@@ -37,6 +37,9 @@ final class ImportRun {
     /// Nested fields (lowercased first components) already declared or recognised as an
     /// enum or a column group.
     var decidedNestedFields = Set<String>()
+    /// Fields read as column groups while every record held one key of them, and one key
+    /// only so far (`NestedFields.UndecidedField`), by lowercased name.
+    var undecidedNestedFields: [String: NestedFields.UndecidedField] = [:]
     /// Why the records are not sorted by key (`KeyOrder`), when they are not.
     var keyOrderRefusal: String?
 

@@ -188,6 +188,11 @@ final class DelimitedReader: RecordReader {
             if name.isEmpty {
                 throw .badHeader(input: buffer.input.name, reason: "field \(number + 1) of the header on line \(line) is empty; name it, or use --no-header")
             }
+            if name.utf8.contains(FieldPath.separator) {
+                throw .badHeader(
+                    input: buffer.input.name,
+                    reason: "field \(number + 1) of the header on line \(line) holds the control character U+001F, which joins nested names; rename it")
+            }
             if let previous = seen[name.sqliteFolded] {
                 throw .badHeader(input: buffer.input.name, reason: "fields \(previous + 1) and \(number + 1) of the header on line \(line) are both named \"\(name)\" (SQLite column names ignore case); rename one")
             }

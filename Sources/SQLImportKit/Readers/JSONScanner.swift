@@ -131,7 +131,17 @@ struct JSONScanner {
             }
             keyScratch.truncate(to: prefixLength)
             if prefixLength > 0 { keyScratch.append(FieldPath.separator) }
+            let keyStart = index
+            let nameStart = keyScratch.count
             try scanString(decodingInto: keyScratch)
+            // Nested names are joined with U+001F (`FieldPath`): a key holding it would
+            // read as a path, and an empty nested key as an empty object's marker.
+            if UnsafeBufferPointer(start: keyScratch.base + nameStart, count: keyScratch.count - nameStart).contains(FieldPath.separator) {
+                throw .syntax("the field name holds the control character U+001F, which joins nested names; rename the field", at: keyStart)
+            }
+            if prefixLength > 0 && keyScratch.count == nameStart {
+                throw .syntax("a nested object has an empty field name, which names no column; rename the field", at: keyStart)
+            }
             skipWhitespace()
             try expect(UInt8(ascii: ":"), "':' after a field name")
             skipWhitespace()

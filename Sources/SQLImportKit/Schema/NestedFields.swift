@@ -129,7 +129,8 @@ struct NestedFields {
     /// field: `kind.image._0.caption` is the case `image`.
     static func caseName(of name: String, in field: String) -> String? {
         let parts = FieldPath.meaningful(FieldPath.components(name))
-        guard parts.count > 1, parts[0].sqliteFolded == field.sqliteFolded else { return nil }
+        // `{"kind":{}}` (the marker `kind` + separator) names no case.
+        guard parts.count > 1, parts[0].sqliteFolded == field.sqliteFolded, !parts[1].isEmpty else { return nil }
         return parts[1]
     }
 
@@ -155,7 +156,7 @@ struct NestedFields {
     static func inferEnums(
         schema: TableSchema, fieldNames: [String], tableColumnOfInput: [Int?], fields: Set<String>, createdByRun: Bool,
         presence: ((Set<Int>) -> Void) -> Void
-    ) throws(NestedFieldError) -> (enums: [EnumGroup], decided: Set<String>) {
+    ) throws(NestedFieldError) -> (enums: [EnumGroup], decided: Set<String>, undecided: [String: UndecidedField]) {
         var members: [String: [(input: Int, caseName: String, column: Int?)]] = [:]
         var order: [String] = []
         var evidence = Set<String>()
@@ -167,7 +168,8 @@ struct NestedFields {
             let field = parts[0].sqliteFolded
             let column = input < tableColumnOfInput.count ? tableColumnOfInput[input] : nil
             if let column { filledBy[column, default: []].insert(parts.count > 1 ? field : "\u{0}" + name) }
-            guard parts.count > 1, fields.contains(field) else { continue }
+            // (`{"kind":{}}`, the marker `kind` + separator, names no case.)
+            guard parts.count > 1, fields.contains(field), !parts[1].isEmpty else { continue }
             if members[field] == nil { order.append(field) }
             members[field, default: []].append((input, parts[1], column))
             if raw.count > 2 && raw[2] == "_0" { evidence.insert(field) }
@@ -176,7 +178,7 @@ struct NestedFields {
                 if schema.columns[column].name.sqliteFolded != expected.sqliteFolded { namedOtherwise.insert(field) }
             }
         }
-        guard !order.isEmpty else { return ([], []) }
+        guard !order.isEmpty else { return ([], [], [:]) }
         var casesSeen: [String: Set<String>] = [:]
         var oneCaseEach = Set(order)
         presence { present in
@@ -188,6 +190,7 @@ struct NestedFields {
             }
         }
         var enums: [EnumGroup] = []
+        var undecided: [String: UndecidedField] = [:]
         for field in order {
             let columns = Set(members[field]!.compactMap(\.column))
             guard !columns.isEmpty, !namedOtherwise.contains(field),
@@ -206,9 +209,20 @@ struct NestedFields {
                 enums.append(EnumGroup(field: name, columns: caseColumns))
             } else if oneCaseEach.contains(field) && seen.count >= 2 {
                 throw .enumOrGroup(field: name, seen: seen, columns: all, table: schema.name)
+            } else if oneCaseEach.contains(field) {
+                // One key so far: a second one in a later batch is the same question.
+                undecided[field] = UndecidedField(name: name, seen: Set(seen), columns: all)
             }
         }
-        return (enums, Set(order))
+        return (enums, Set(order), undecided)
+    }
+
+    /// A plainly written field whose records held one key each, and only one key so far:
+    /// a column group until another key shows it may be an enum (`inferEnums`).
+    struct UndecidedField {
+        var name: String
+        var seen: Set<String>
+        var columns: [String]
     }
 
     /// Calls its argument with the non-null fields of each record of `batch`
