@@ -114,6 +114,20 @@ import Testing
         #expect(try workspace.rows("SELECT count(*) FROM t") == ["2"])
     }
 
+    /// Under `--flatten` a nested tombstone field is named by its path; a tombstone field
+    /// no record has is warned about (the record was upserted as a live row, silently).
+    @Test func aNestedTombstoneFieldIsNamedByItsPath() throws {
+        let workspace = try Workspace("CREATE TABLE t (id TEXT PRIMARY KEY, v TEXT, isDeleted INTEGER NOT NULL DEFAULT 0); INSERT INTO t VALUES ('a','x',0),('b','y',0);")
+        defer { workspace.cleanUp() }
+        let lines = [#"{"id":"a","v":"x","sync":{"isDeleted":true}}"#, #"{"id":"b","v":"y","sync":{"isDeleted":false}}"#]
+        let deleted = try workspace.run(lines, ["--table", "t", "--upsert", "id", "--flatten", "--tombstone", "sync.isDeleted"])
+        #expect(deleted.status == 0, "\(deleted.stderr)")
+        #expect(try workspace.rows("SELECT id FROM t") == ["b"])
+        let unused = try workspace.run(lines, ["--table", "t", "--upsert", "id", "--flatten", "--tombstone", "deleted", "--report", "-"], name: "again.jsonl")
+        #expect(unused.status == 0, "\(unused.stderr)")
+        #expect(unused.stdout.contains("--tombstone deleted: no record has a field deleted"), "\(unused.stdout)")
+    }
+
     @Test(arguments: ["deleted=true", "deleted=TRUE", "deleted=1", "deleted"])
     func aTombstoneValueOfTrueMatchesAJSONBoolean(flag: String) throws {
         let workspace = try Workspace("CREATE TABLE t (id TEXT PRIMARY KEY, v TEXT); INSERT INTO t VALUES ('a','x'),('b','y');")

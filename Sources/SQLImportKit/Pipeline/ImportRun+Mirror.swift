@@ -32,8 +32,8 @@ extension ImportRun {
             let column = schema.columns[schema.columnIndex(named: name)!]
             return schema.isStrict ? ColumnAffinity(strictType: column.declaredType) : column.affinity
         }
-        if let tombstone = mirror.tombstone {
-            tombstoneInput = fieldNames.firstIndex { $0.sqliteFolded == tombstone.field.sqliteFolded }
+        if mirror.tombstone != nil {
+            tombstoneInput = fieldNames.firstIndex(where: isTombstoneField)
         }
     }
 
@@ -90,9 +90,17 @@ extension ImportRun {
     }
 
     /// Whether `name` is the tombstone field, which needs no column of its own.
+    /// After the run: `--tombstone` naming a field no record had.
+    func warnAboutUnusedTombstone() {
+        guard let tombstone = options.mirror.tombstone, tombstoneInput == nil, summary.counts.read > 0 else { return }
+        summary.warnings.append(
+            "--tombstone \(tombstone.field): no record has a field \(tombstone.field), so no record deleted its row; name a nested field by its path (sync.isDeleted)")
+    }
+
+    /// A nested field (`--flatten`) is named by its dotted path: `--tombstone sync.isDeleted`.
     func isTombstoneField(_ name: String) -> Bool {
         guard let field = options.mirror.tombstone?.field else { return false }
-        return name.sqliteFolded == field.sqliteFolded
+        return name.sqliteFolded == field.sqliteFolded || FieldPath.dotted(name).sqliteFolded == field.sqliteFolded
     }
 
     /// Notes the scope values of `row`.

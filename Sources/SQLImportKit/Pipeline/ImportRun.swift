@@ -180,6 +180,7 @@ final class ImportRun {
         if options.mirror.deleteMissing { report(phase: .deleting) }
         try deleteMissingRows()
         warnAboutUnusedEnums()
+        warnAboutUnusedTombstone()
         describeKeyOrder()
         finishSummary()
     }
