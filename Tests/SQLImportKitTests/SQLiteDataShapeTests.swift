@@ -359,6 +359,22 @@ extension SQLiteDataShapeTests {
         #expect(separator.status == 65 && separator.stderr.contains("U+001F"), "\(separator.stderr)")
     }
 
+    /// Under `--on-error skip` a record whose case the enum lacks is rejected and the
+    /// others applied, as sqlitedata.md says (the whole run stopped).
+    @Test(arguments: ["typed", "cached", "multirow"])
+    func aRecordWithAnUnknownCaseIsRejectedUnderSkip(_ strategy: String) throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        // (A case with no value, `{"none":{}}`, has no column to miss: it clears the others.)
+        let records = [#"{"id":1,"kind":{"note":{"_0":"n1"}}}"#, #"{"id":2,"kind":{"foo":{"_0":"x"}}}"#, #"{"id":3,"kind":{"none":{}}}"#, #"{"id":4,"kind":{"link":{"_0":"l4"}}}"#]
+        let skipped = try Self.run(records, Self.enumFlag + ["--on-error", "skip", "--strategy", strategy], in: directory)
+        #expect(skipped.status == 2, "\(skipped.stderr)")
+        #expect(skipped.stderr.contains("in.jsonl:2") && skipped.stderr.contains("kind.foo"), "\(skipped.stderr)")
+        #expect(skipped.rows == ["1|NULL|n1|NULL", "2|NULL|N2|NULL", "3|NULL|NULL|NULL", "4|l4|NULL|NULL"])
+        let stopped = try Self.run(records, Self.enumFlag + ["--strategy", strategy], in: directory)
+        #expect(stopped.status == 65 && stopped.stderr.contains("in.jsonl:2"), "\(stopped.stderr)")
+    }
+
     /// A plainly written field read as a group from records of one key each must stop
     /// when a later batch brings another key, as when both are in the first batch (a row
     /// held a link and a note: the second case was written without clearing the first).

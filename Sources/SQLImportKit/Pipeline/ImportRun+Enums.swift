@@ -66,8 +66,12 @@ extension ImportRun {
             for (index, group) in enumGroups.enumerated() {
                 if let caseName = NestedFields.caseName(of: fieldNames[input], in: group.field) {
                     if let column, !group.columns.contains(where: { $0.sqliteFolded == column }) {
-                        throw NestedFieldError.unknownCase(
-                            firstPosition(of: input, in: batch), path: FieldPath.dotted(fieldNames[input]), group: group.description)
+                        guard options.onError == .skip else {
+                            throw NestedFieldError.unknownCase(
+                                firstPosition(of: input, in: batch), path: FieldPath.dotted(fieldNames[input]), group: group.description)
+                        }
+                        enumUnknownCaseOfInput[input] = index
+                        continue
                     }
                     enumCaseOfInput[input] = (index, caseName)
                 } else if let column, group.columns.contains(where: { $0.sqliteFolded == column }) {
@@ -88,6 +92,12 @@ extension ImportRun {
     /// Refuses a record holding two cases of one enum (NULL values are no case), or a
     /// case and a value for another of the enum's columns outside it.
     func checkEnumCases(row: Int, of batch: RecordBatch, inputName: String) throws {
+        for (input, group) in enumUnknownCaseOfInput {
+            let kind = batch.cell(row: row, column: input).kind
+            guard kind != .absent && kind != .null || FieldPath.isPresenceMarker(fieldNames[input]) && kind != .absent else { continue }
+            throw NestedFieldError.unknownCase(
+                batch.position(row: row, inputName: inputName), path: FieldPath.dotted(fieldNames[input]), group: enumGroups[group].description)
+        }
         var seen: [Int: String] = [:]
         for (input, member) in enumCaseOfInput {
             let kind = batch.cell(row: row, column: input).kind

@@ -51,7 +51,7 @@ extension ImportRun {
             plan.inside.removeAll(keepingCapacity: true)
             plan.setAside.removeAll(keepingCapacity: true)
             plan.tombstones.removeAll(keepingCapacity: true)
-            let hasEnums = !enumCaseOfInput.isEmpty
+            let hasEnums = !enumCaseOfInput.isEmpty || !enumUnknownCaseOfInput.isEmpty
             let hasScope = !scopeInputs.isEmpty
             for row in rows {
                 if hasScope { collectScope(row: row, of: batch) }

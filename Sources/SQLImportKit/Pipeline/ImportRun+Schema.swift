@@ -217,10 +217,14 @@ extension ImportRun {
         }
         // A field of a known enum that fills no column is a case the enum lacks.
         for input in unknown {
-            if let group = enumGroups.first(where: { NestedFields.caseName(of: fieldNames[input], in: $0.field) != nil }) {
-                throw NestedFieldError.unknownCase(firstPosition(of: input, in: batch), path: FieldPath.dotted(fieldNames[input]), group: group.description)
+            if let index = enumGroups.firstIndex(where: { NestedFields.caseName(of: fieldNames[input], in: $0.field) != nil }) {
+                guard options.onError == .skip else {
+                    throw NestedFieldError.unknownCase(firstPosition(of: input, in: batch), path: FieldPath.dotted(fieldNames[input]), group: enumGroups[index].description)
+                }
+                enumUnknownCaseOfInput[input] = index
             }
         }
+        unknown.removeAll { enumUnknownCaseOfInput[$0] != nil }
         // A generated column is no unknown one: it exists, and cannot be written.
         let generated = unknown.map { columnNames[$0] }.filter { name in
             schema.columns.contains { !$0.isWritable && $0.name.sqliteFolded == name.sqliteFolded }

@@ -34,6 +34,10 @@ final class ImportRun {
     var enumCaseOfInput: [Int: (group: Int, caseName: String)] = [:]
     /// Input columns outside an enum's field that fill one of its columns, with the group.
     var enumColumnOfDirectInput: [Int: Int] = [:]
+    /// Fields of an enum's field that fill none of its columns (a case the enum lacks),
+    /// by input, with their group: under `--on-error skip` the records holding them are
+    /// rejected one by one (`checkEnumCases`), not the run stopped.
+    var enumUnknownCaseOfInput: [Int: Int] = [:]
     /// Nested fields (lowercased first components) already declared or recognised as an
     /// enum or a column group.
     var decidedNestedFields = Set<String>()
