@@ -375,6 +375,22 @@ extension SQLiteDataShapeTests {
         #expect(stopped.status == 65 && stopped.stderr.contains("in.jsonl:2"), "\(stopped.stderr)")
     }
 
+    /// `{"meta":{}}` under `--flatten` fills no column: into a table with a column `meta`
+    /// (JSON text) the record was applied without it, silently; now it stops and says
+    /// which flag fits. `--group meta` says the object's fields are columns.
+    @Test func anEmptyObjectForAColumnStopsUnderFlatten() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let schema = #"CREATE TABLE t (id TEXT PRIMARY KEY, createdAt TEXT, meta TEXT); INSERT INTO t VALUES ('u', NULL, '{"a":1}');"#
+        let record = #"{"id":"u","meta":{},"timestamps":{"createdAt":"c2"}}"#
+        let stopped = try Self.run([record], ["--flatten"], schema: schema, table: "t", in: directory)
+        #expect(stopped.status == 65 && stopped.stderr.contains("field meta is an empty object"), "\(stopped.stderr)")
+        #expect(stopped.rows == [#"u|NULL|{"a":1}"#])
+        let grouped = try Self.run([record], ["--flatten", "--group", "meta"], schema: schema, table: "t", in: directory)
+        #expect(grouped.status == 0, "\(grouped.stderr)")
+        #expect(grouped.rows == [#"u|c2|{"a":1}"#])
+    }
+
     /// A plainly written field read as a group from records of one key each must stop
     /// when a later batch brings another key, as when both are in the first batch (a row
     /// held a link and a note: the second case was written without clearing the first).

@@ -213,6 +213,7 @@ extension ImportRun {
             } else {
                 tableColumnOfInput.append(nil)
                 if !FieldPath.isPresenceMarker(fieldNames[input]) && !isTombstoneField(fieldNames[input]) { unknown.append(input) }
+                try refuseEmptyObjectForColumn(fieldNames[input], schema: schema)
             }
         }
         // A field of a known enum that fills no column is a case the enum lacks.
@@ -298,6 +299,17 @@ extension ImportRun {
     }
 
     /// Creates the write session once the first batch's columns are known.
+    /// `{"meta":{}}` under `--flatten` fills no column; when the table has a column `meta`
+    /// (JSON text), the record meant it, and would be applied without it.
+    private func refuseEmptyObjectForColumn(_ name: String, schema: TableSchema) throws {
+        let parts = FieldPath.components(name)
+        guard parts.count == 2, parts[1].isEmpty, let column = schema.columnIndex(named: parts[0]), schema.columns[column].isWritable,
+            !enumGroups.contains(where: { $0.field.sqliteFolded == parts[0].sqliteFolded }),
+            !options.columnGroups.contains(where: { $0.sqliteFolded == parts[0].sqliteFolded })
+        else { return }
+        throw NestedFieldError.emptyObjectForColumn(field: parts[0], column: schema.columns[column].name, table: table)
+    }
+
     func startSession() throws -> WriteSession {
         guard let schema else { preconditionFailure("the table exists before writing") }
         let mapped = Set(tableColumnOfInput.compactMap { $0 })

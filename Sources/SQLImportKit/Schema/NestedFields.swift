@@ -268,11 +268,15 @@ public enum NestedFieldError: Error, Sendable, CustomStringConvertible {
     case enumOrGroup(field: String, seen: [String], columns: [String], table: String)
     /// `--enum` declares one field twice.
     case declaredTwice(field: String)
+    /// `{"meta":{}}` under `--flatten`, into a table with a column `meta`.
+    case emptyObjectForColumn(field: String, column: String, table: String)
     /// A record holds a case and also fills another case's column directly.
     case caseAndColumn(SourcePosition, field: String, column: String, group: String)
 
     public var description: String {
         switch self {
+        case .emptyObjectForColumn(let field, let column, let table):
+            return "field \(field) is an empty object, which --flatten spreads into no column, while \(SQLIdentifier.quote(table)) has the column \(SQLIdentifier.quote(column)); drop --flatten to store objects as JSON text there, or pass --group \(field) if its fields are columns"
         case .ambiguous(let field, let table, let candidates):
             return "field \(field) could fill column \(SQLIdentifier.quote(candidates[0])) (by its leaf name) or \(SQLIdentifier.quote(candidates[1])) (by its prefixed name) of \(SQLIdentifier.quote(table)); pass --flatten-by leaf or --flatten-by prefix to choose"
         case .invalidEnumOption(let text):
