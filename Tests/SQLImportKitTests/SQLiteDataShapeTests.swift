@@ -405,6 +405,13 @@ extension SQLiteDataShapeTests {
         let declared = try Self.run(links + [#"{"id":1,"kind":{"note":"n"}}"#], ["--flatten", "--enum", "kind=link,note"], in: directory)
         #expect(declared.status == 0, "\(declared.stderr)")
         #expect(declared.rows.first == "1|NULL|n|NULL")
+        // A group whose optional field first appears later, beside the others, is a group:
+        // `Timestamps` with `updatedAt` nil (left out) in the first batch.
+        let schema = "CREATE TABLE lists (id INTEGER PRIMARY KEY, createdAt TEXT NOT NULL, updatedAt TEXT);"
+        let created = (1 ... 5000).map { #"{"id":\#($0),"timestamps":{"createdAt":"c\#($0)"}}"# }
+        let group = try Self.run(created + [#"{"id":1,"timestamps":{"createdAt":"c1","updatedAt":"u1"}}"#], ["--flatten"], schema: schema, table: "lists", in: directory)
+        #expect(group.status == 0, "\(group.stderr)")
+        #expect(group.rows.first == "1|c1|u1")
     }
 
     @Test func underCoalesceACaseColumnFilledWithoutACaseKeepsItsValue() throws {

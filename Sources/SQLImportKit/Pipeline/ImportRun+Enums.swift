@@ -39,10 +39,26 @@ extension ImportRun {
             // A field read as a group from records of one key each, now with another key
             // (`{"kind":{"link":…}}` for a batch, then `{"kind":{"note":…}}`): an enum or a
             // group, as if both had been in the first batch.
+            // A record holding the new key with another one shows a group (SQLiteData's
+            // `Timestamps` once an optional `updatedAt` is set), which stays one.
             let meaningful = FieldPath.meaningful(parts)
             if meaningful.count > 1, !meaningful[1].isEmpty, let watched = undecidedNestedFields[meaningful[0].sqliteFolded],
                 !watched.seen.contains(meaningful[1])
             {
+                let field = meaningful[0].sqliteFolded
+                let others = fieldNames.indices.filter { other in
+                    other != input && FieldPath.meaningful(FieldPath.components(fieldNames[other])).first?.sqliteFolded == field
+                        && FieldPath.meaningful(FieldPath.components(fieldNames[other])).dropFirst().first.map { $0 != meaningful[1] && !$0.isEmpty } == true
+                }
+                let together = (0 ..< batch.rowCount).contains { row in
+                    let kind = batch.cell(row: row, column: input).kind
+                    guard kind != .absent && kind != .null else { return false }
+                    return others.contains { batch.cell(row: row, column: $0).kind != .absent && batch.cell(row: row, column: $0).kind != .null }
+                }
+                if together {
+                    undecidedNestedFields[field] = nil
+                    continue
+                }
                 throw NestedFieldError.enumOrGroup(
                     field: watched.name, seen: (watched.seen.union([meaningful[1]])).sorted(), columns: watched.columns, table: schema.name)
             }
