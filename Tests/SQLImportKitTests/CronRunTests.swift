@@ -226,6 +226,35 @@ import Testing
         #expect(try workspace.count() == 10)
     }
 
+    /// With two inputs, the rejects of a finished input are kept when the later one
+    /// changed and is read again (a review found them dropped: exit 0, a row missing
+    /// without a word).
+    @Test func aResumedRunKeepsTheRejectsOfInputsBeforeOneThatChanged() throws {
+        let workspace = try Workspace()
+        defer { workspace.cleanUp() }
+        var first = Self.itemsJSONL(4).split(separator: "\n").map(String.init)
+        first[2] = "oops"
+        let a = workspace.file("a.jsonl", first.joined(separator: "\n") + "\n")
+        var second = Self.itemsJSONL(4, offset: 10).split(separator: "\n").map(String.init)
+        second[1] = "bad"
+        let b = workspace.file("b.jsonl", second.joined(separator: "\n") + "\n")
+        let common = [a, b, "--db", workspace.database, "--table", "items", "--upsert", "id", "--commit-every", "2", "--resume", "--on-error", "skip",
+            "--rejects", "rejects.jsonl"]
+        let stopped = try TestSupport.run(common + ["--max-errors", "1"], in: workspace.directory)
+        #expect(stopped.status == 65, "\(stopped.stderr)")
+        second[1] = Self.itemsJSONL(1, offset: 11).trimmingCharacters(in: .newlines)
+        _ = workspace.file("b.jsonl", second.joined(separator: "\n") + "\n")
+        let resumed = try TestSupport.run(common + ["--report", "report.json"], in: workspace.directory)
+        #expect(resumed.status == 2, "\(resumed.stderr)")
+        let report = try JSONSerialization.jsonObject(with: Data(contentsOf: workspace.directory.appendingPathComponent("report.json"))) as! [String: Any]
+        #expect((report["counts"] as! [String: Int])["rejected"] == 1)
+        let rejected = try String(contentsOf: workspace.directory.appendingPathComponent("rejects.jsonl"), encoding: .utf8).split(separator: "\n").map {
+            (try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any])["input"] as! String
+        }
+        #expect(rejected == [a])
+        #expect(try workspace.count() == 7)
+    }
+
     @Test func maxErrorsAbortsAndRollsBack() throws {
         let workspace = try Workspace()
         defer { workspace.cleanUp() }

@@ -128,6 +128,17 @@ import Testing
         #expect(unused.stdout.contains("--tombstone deleted: no record has a field deleted"), "\(unused.stdout)")
     }
 
+    /// A tombstone field that first appears after the first batch still deletes (the
+    /// field was looked for in the first batch only, and the records were upserted live).
+    @Test func aTombstoneFieldFirstSeenInALaterBatchDeletes() throws {
+        let workspace = try Workspace("CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO t VALUES (5, 'five');")
+        defer { workspace.cleanUp() }
+        let lines = (6 ..< 6006).map { #"{"id":\#($0),"name":"n"}"# } + [#"{"id":6001,"deleted":true}"#, #"{"id":5,"deleted":true}"#]
+        let result = try workspace.run(lines, ["--table", "t", "--upsert", "id", "--tombstone", "deleted"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try workspace.rows("SELECT count(*), sum(id = 5), sum(id = 6001) FROM t") == ["5999|0|0"])
+    }
+
     @Test(arguments: ["deleted=true", "deleted=TRUE", "deleted=1", "deleted"])
     func aTombstoneValueOfTrueMatchesAJSONBoolean(flag: String) throws {
         let workspace = try Workspace("CREATE TABLE t (id TEXT PRIMARY KEY, v TEXT); INSERT INTO t VALUES ('a','x'),('b','y');")

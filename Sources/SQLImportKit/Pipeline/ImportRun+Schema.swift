@@ -204,6 +204,10 @@ extension ImportRun {
         guard first < columnNames.count else { return }
         try checkFieldNames(Array(columnNames[first...]))
         if first == 0 { try resolveDeclaredEnums(schema: schema) }
+        // A tombstone field first seen in a later batch (`prepareMirror` saw the first).
+        if options.mirror.tombstone != nil, tombstoneInput == nil, session != nil {
+            tombstoneInput = (first ..< fieldNames.count).first { isTombstoneField(fieldNames[$0]) }
+        }
         var unknown: [Int] = []
         // A table this run created has its nested fields' prefixed names.
         let nested = NestedFields(schema: schema, naming: createdTable ? .prefix : options.flattenNaming)

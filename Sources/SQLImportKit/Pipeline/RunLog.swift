@@ -183,13 +183,16 @@ extension CheckpointingRun {
     /// last checkpoint are dropped: their records come again), and they count in
     /// `rejected`, so that the resumed run reports the whole input as one run would.
     func openRejects() throws {
-        var resumed = options.mirror.deleteMissing ? [] : options.inputs.compactMap { resumeEntries[$0] }
-        // An input that changed since is read again from its first record: its rejects
-        // come again, so none are carried.
-        let changed = options.inputs.indices.contains { index in
-            resumeEntries[options.inputs[index]].map { $0.fingerprint != fingerprints[index] } ?? false
+        // Inputs are read in order, and each entry holds the run's rejects so far: what
+        // the inputs before the first one that changed had committed is kept. (A changed
+        // input is read again from its first record, and so is everything after it.)
+        var resumed: [RunLog.Entry] = []
+        if !options.mirror.deleteMissing {
+            for (index, path) in options.inputs.enumerated() {
+                guard let entry = resumeEntries[path], entry.fingerprint == fingerprints[index] else { break }
+                resumed.append(entry)
+            }
         }
-        if changed { resumed = [] }
         let rejects = resumed.map(\.committedRejects).max() ?? 0
         let bytes = resumed.map(\.rejectsBytes).max() ?? 0
         if let path = options.rejectsPath {

@@ -257,10 +257,11 @@ struct PostgresUpsert {
             action = "DO NOTHING"
         } else {
             let set = assigned.map { "\(q($0)) = \(newValue($0))" }.joined(separator: ", ")
-            // Compared as text where the type's equality is looser than its text (as SQLite
-            // compares values exactly): `json` has no equality; `numeric` 1.50 = 1.5,
-            // `jsonb` {"a": 1.0} = {"a": 1}, floats -0 = 0, `citext` Bob = bob, and the
-            // stored spelling would stay while the record's differs.
+            // Compared as text where the type's equality is looser than the record's text
+            // (as SQLite compares values exactly): `json` has no equality; `jsonb`
+            // {"a": 1.0} = {"a": 1} and `citext` Bob = bob, where the record's text is kept
+            // as written. (Not `numeric` or floats: a JSON number is read as a double, so
+            // the record has no spelling of its own, and its value decides.)
             let comparable: (String, String) -> String = { column, value in
                 Self.comparesAsText(schema.column(named: column)?.type ?? "") ? "(\(value))::text" : value
             }
@@ -291,7 +292,7 @@ struct PostgresUpsert {
 
     /// Types whose equality calls two different spellings equal.
     static func comparesAsText(_ type: String) -> Bool {
-        ["json", "jsonb", "double precision", "real", "citext", "numeric"].contains(type) || type.hasPrefix("numeric(")
+        ["json", "jsonb", "citext"].contains(type)
     }
 
     /// Inserts every record with a plain `INSERT` (no conflict clause: no speculative

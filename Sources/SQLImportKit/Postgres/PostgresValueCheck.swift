@@ -42,7 +42,7 @@ enum PostgresValueCheck {
             }
             // PostgreSQL 16 reads 0x10, 0o7, 0b1 and 1_000 as numbers.
             if isNonDecimal(text) {
-                return "is not a decimal number, and this \(name(family)) column would read it as one; write it in decimal, or declare the column text"
+                return "is not a decimal number, which this \(name(family)) column may read as one (PostgreSQL 16 does); write it in decimal, or declare the column text"
             }
             guard family == .double || family == .float else { return nil }
             switch NumberText.affinityNumber(text) {
