@@ -69,7 +69,8 @@ struct PostgresBatchPlan {
             if written != nil || seenBefore { meetsEarlierKeys = true }
             let counting = Self.countingKeys(keys[row])
             var landedBefore: Int??
-            for probe in counting.probes {
+            for probe in [counting.probes.0, counting.probes.1] {
+                guard let probe else { continue }
                 if let earlier = lastLanded[probe] { landedBefore = .some(max(earlier, landedBefore.flatMap { $0 } ?? earlier)) }
                 else if landedBefore == nil, seen.contains(probe) { landedBefore = .some(nil) }
             }
@@ -82,7 +83,7 @@ struct PostgresBatchPlan {
                 lastWritten[key] = (rounds[row], row)
                 if seen.insert(key).inserted { added.append(key) }
             }
-            for mark in counting.marks {
+            if let mark = counting.mark {
                 lastLanded[mark] = row
                 if seen.insert(mark).inserted { added.append(mark) }
             }
@@ -101,17 +102,22 @@ struct PostgresBatchPlan {
     /// A record routed by its primary key after a record of the target that inserted a
     ///   row with that primary key repeats it, and is not counted: only the server knows
     ///   that the target inserted (docs/postgresql.md).
-    static func countingKeys(_ key: (target: Int?, primary: Int?)) -> (probes: [Int], marks: [Int]) {
+    /// (Two probes and one mark at most, without an array per record: the plan runs for
+    /// every record on the writing thread.)
+    static func countingKeys(_ key: (target: Int?, primary: Int?)) -> CountingKeys {
         let routedByPrimary = key.primary.map { primary in
             var hasher = Hasher()
             hasher.combine(4 as UInt8)
             hasher.combine(primary)
             return hasher.finalize()
         }
-        if let target = key.target {
-            return ([target] + (routedByPrimary.map { [$0] } ?? []), [target])
-        }
-        guard let routedByPrimary else { return ([], []) }
-        return ([routedByPrimary], [routedByPrimary])
+        if let target = key.target { return CountingKeys(probes: (target, routedByPrimary), mark: target) }
+        return CountingKeys(probes: (routedByPrimary, nil), mark: routedByPrimary)
+    }
+
+    struct CountingKeys {
+        var probes: (Int?, Int?)
+        var mark: Int?
+        var probeList: [Int] { [probes.0, probes.1].compactMap { $0 } }
     }
 }

@@ -495,8 +495,8 @@ final class PostgresRun {
             if let target = key.target { batchKeys.insert(target) }
             if let primary = key.primary { batchKeys.insert(primary) }
             let counting = PostgresBatchPlan.countingKeys(key)
-            batchKeys.formUnion(counting.marks)
-            probes.formUnion(counting.probes)
+            if let mark = counting.mark { batchKeys.insert(mark) }
+            probes.formUnion(counting.probeList)
         }
         // A probe that is no mark of this batch is only looked up, never added.
         let lookups = probes.subtracting(batchKeys)
