@@ -159,6 +159,23 @@ struct Import: ParsableCommand {
         return text.utf8.count == 1 ? text.utf8.first : nil
     }
 
+    /// `--report` and `--rejects` never name the database (or its journal), an input, or
+    /// each other: the run would replace what it reads, or lose the rejects.
+    func refuseOverwritingWhatItReads(report: String?, options: ImportOptions) throws {
+        let outputs = [report, options.rejectsPath].compactMap { $0 }.filter { $0 != "-" }
+        for output in outputs {
+            if !PostgresConnection.isURL(options.databasePath) {
+                try OutputError.refuseReplacing(source: options.databasePath, with: output, what: "the database")
+            }
+            for input in options.inputs where input != "-" {
+                try OutputError.refuseReplacing(source: input, with: output, what: "an input")
+            }
+        }
+        if outputs.count == 2 {
+            try OutputError.refuseReplacing(source: outputs[1], with: outputs[0], what: "the rejects file (--rejects)")
+        }
+    }
+
     static func columnList(_ text: String) -> [String] {
         text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
     }
@@ -169,13 +186,13 @@ struct Import: ParsableCommand {
         options.cancellation = cancellation
         Signals.cancel(cancellation)
         let display = ProgressDisplay.make(mode: output.progress, quiet: output.quiet)
-        if let report = output.report {
-            do {
-                try ReportWriter.checkWritable(report)
-            } catch {
-                FileHandle.standardError.writeLine("sqlimport: error: \(ExitStatus.message(for: error))")
-                throw ExitCode(ExitStatus.code(for: error))
-            }
+        do {
+            // (Refused without a report: the report's path may be what it would replace.)
+            try refuseOverwritingWhatItReads(report: output.report, options: options)
+            if let report = output.report { try ReportWriter.checkWritable(report) }
+        } catch {
+            FileHandle.standardError.writeLine("sqlimport: error: \(ExitStatus.message(for: error))")
+            throw ExitCode(ExitStatus.code(for: error))
         }
         let importer = Importer(options: options)
         let postgresImporter = PostgresImporter(options: options)

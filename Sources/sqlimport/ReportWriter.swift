@@ -68,18 +68,45 @@ enum ReportWriter {
     }
 
     static func write(error: Error, exitCode: Int32, startedAt: Date = Date(), to destination: String) throws {
+        try write(message: ExitStatus.message(for: error), exitCode: exitCode, startedAt: startedAt, to: destination)
+    }
+
+    /// The short form, for a run that failed before it had a plan.
+    static func write(message: String, exitCode: Int32, startedAt: Date = Date(), to destination: String) throws {
         let now = Date()
         let report = Report(
-            exitCode: exitCode, error: ExitStatus.message(for: error), inputs: [], warnings: [], startedAt: startedAt,
+            exitCode: exitCode, error: message, inputs: [], warnings: [], startedAt: startedAt,
             finishedAt: now, durationSeconds: now.timeIntervalSince(startedAt), rowsPerSecond: 0, megabytesPerSecond: 0, dryRun: false)
         try emit(report, to: destination)
+    }
+
+    /// The path to write through when `destination` is (or links to) something other than
+    /// a regular file or nothing.
+    static func specialFile(_ destination: String) -> String? {
+        var info = stat()
+        guard stat(destination, &info) == 0 else { return nil }
+        return (info.st_mode & S_IFMT) == S_IFREG ? nil : destination
+    }
+
+    /// The file a symbolic link names (relative links from the link's folder).
+    static func resolvedLink(_ path: String) -> String {
+        var resolved = path
+        // (A chain of links, up to a bound; a link to a missing file names where to write.)
+        for _ in 0 ..< 16 {
+            var info = stat()
+            guard lstat(resolved, &info) == 0, (info.st_mode & S_IFMT) == S_IFLNK,
+                let target = try? FileManager.default.destinationOfSymbolicLink(atPath: resolved)
+            else { break }
+            resolved = target.hasPrefix("/") ? target : URL(fileURLWithPath: resolved).deletingLastPathComponent().appendingPathComponent(target).path
+        }
+        return resolved
     }
 
     /// Fails now, before anything is written to the database, when the report could not
     /// be written at the end: its folder is missing or not writable.
     static func checkWritable(_ destination: String) throws {
-        guard destination != "-" else { return }
-        let temporary = destination + ".tmp"
+        guard destination != "-", specialFile(destination) == nil else { return }
+        let temporary = resolvedLink(destination) + ".tmp"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         guard descriptor >= 0 else {
             throw OutputError.cannotCreate(path: destination, reason: "the report (--report): \(String(cString: strerror(errno)))")
@@ -98,9 +125,23 @@ enum ReportWriter {
             guard StandardOutput.write(String(decoding: data, as: UTF8.self)) else {
                 throw OutputError.writeFailed(path: "standard output", reason: "the report (--report -): \(String(cString: strerror(errno)))")
             }
+        } else if let special = specialFile(destination) {
+            // A FIFO, a device (/dev/stdout) or a link to one: written through, as a shell
+            // redirection would; renaming over it would replace the node itself.
+            let descriptor = open(special, O_WRONLY | O_TRUNC)
+            guard descriptor >= 0 else {
+                throw OutputError.writeFailed(path: destination, reason: "the report (--report): \(String(cString: strerror(errno)))")
+            }
+            defer { close(descriptor) }
+            let written = data.withUnsafeBytes { bytes in Foundation.write(descriptor, bytes.baseAddress, bytes.count) }
+            guard written == data.count else {
+                throw OutputError.writeFailed(path: destination, reason: "the report (--report): \(String(cString: strerror(errno)))")
+            }
         } else {
             // Write then rename(2) over the old report, so that a reader never sees half a
-            // report. (FileManager.replaceItemAt fails on Linux when the file is new.)
+            // report. (FileManager.replaceItemAt fails on Linux when the file is new.) A
+            // symbolic link is followed: the file it names is replaced, not the link.
+            let destination = resolvedLink(destination)
             let temporary = destination + ".tmp"
             do {
                 try data.write(to: URL(fileURLWithPath: temporary))

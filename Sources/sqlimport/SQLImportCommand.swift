@@ -79,10 +79,29 @@ struct SQLImportCommand: ParsableCommand {
         } catch {
             if let code = ExitStatus.forParsing(error) {
                 StandardOutput.write(fullMessage(for: error) + "\n", to: STDERR_FILENO)
+                writeShortReport(message(for: error), code: code, arguments: arguments)
                 Foundation.exit(code)
             }
+            writeShortReport(message(for: error), code: 64, arguments: arguments)
             exit(withError: error)
         }
+    }
+}
+
+extension SQLImportCommand {
+    /// A flag the parser refused still gets its short-form report (docs/cron.md), so that
+    /// a cron job does not read the last run's report as this one's. The path is taken
+    /// from the raw arguments (`--report FILE`, `--report=FILE`).
+    static func writeShortReport(_ message: String, code: Int32, arguments: [String]) {
+        guard code != 0, arguments.first != "export", arguments.first != "snapshot", arguments.first != "restore", arguments.first != "inspect" else { return }
+        var path: String?
+        for (index, argument) in arguments.enumerated() {
+            if argument == "--" { break }
+            if argument == "--report", index + 1 < arguments.count { path = arguments[index + 1] }
+            if argument.hasPrefix("--report=") { path = String(argument.dropFirst("--report=".count)) }
+        }
+        guard let path, !path.isEmpty, !path.hasPrefix("-") || path == "-" else { return }
+        try? ReportWriter.write(message: message, exitCode: code, to: path)
     }
 }
 

@@ -255,6 +255,41 @@ import Testing
         #expect(try workspace.count() == 7)
     }
 
+    /// `--report` and `--rejects` never replace the database, an input or each other
+    /// (exit 64, nothing touched); a link is followed (the file it names gets the report,
+    /// the link stays); a flag the parser refuses still writes the short-form report, so
+    /// that the last run's report is not read as this one's. (A helper found the database
+    /// and an input replaced, exit 0, and a stale report left by a bad flag.)
+    @Test func theReportAndRejectsNeverReplaceWhatTheRunReads() throws {
+        let workspace = try Workspace()
+        defer { workspace.cleanUp() }
+        let input = workspace.file("in.jsonl", Self.itemsJSONL(20))
+        let base = [input, "--db", workspace.database, "--table", "items", "--upsert", "id"]
+        for extra in [["--report", workspace.database], ["--report", "in.jsonl"], ["--on-error", "skip", "--rejects", "in.jsonl"],
+            ["--on-error", "skip", "--rejects", "same.json", "--report", "same.json"], ["--report", "./app.db-journal"]]
+        {
+            let refused = try TestSupport.run(base + extra, in: workspace.directory)
+            #expect(refused.status == 64, "\(extra): \(refused.stderr)")
+            #expect(refused.stderr.contains("writing there would replace what is being read"), "\(refused.stderr)")
+        }
+        #expect(try workspace.count() == 0)
+        #expect(try String(contentsOfFile: input, encoding: .utf8) == Self.itemsJSONL(20))
+        #expect(try workspace.integrity() == "ok")
+        // Through a link: the link stays, the file it names holds the report.
+        try FileManager.default.createSymbolicLink(atPath: workspace.directory.appendingPathComponent("link.json").path, withDestinationPath: "real.json")
+        let linked = try TestSupport.run(base + ["--report", "link.json"], in: workspace.directory)
+        #expect(linked.status == 0, "\(linked.stderr)")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: workspace.directory.appendingPathComponent("link.json").path) == "real.json")
+        let real = try JSONSerialization.jsonObject(with: Data(contentsOf: workspace.directory.appendingPathComponent("real.json"))) as! [String: Any]
+        #expect(real["exitCode"] as? Int == 0)
+        // A refused flag replaces the last report with the short form.
+        let refused = try TestSupport.run(base + ["--merge", "bogus", "--report", "link.json"], in: workspace.directory)
+        #expect(refused.status == 64)
+        let short = try JSONSerialization.jsonObject(with: Data(contentsOf: workspace.directory.appendingPathComponent("real.json"))) as! [String: Any]
+        #expect(short["exitCode"] as? Int == 64)
+        #expect((short["error"] as? String)?.contains("--merge") == true, "\(short)")
+    }
+
     @Test func maxErrorsAbortsAndRollsBack() throws {
         let workspace = try Workspace()
         defer { workspace.cleanUp() }

@@ -41,7 +41,7 @@ extension OutputError {
     /// Refuses an output that is `source` itself, or one of SQLite's side files of it
     /// (`-journal`, `-wal`, `-shm`): `--force` would replace a live database with its own
     /// export. Compared by device and inode where the files exist, else by path.
-    static func refuseReplacing(source: String, with output: String, what: String) throws(OutputError) {
+    package static func refuseReplacing(source: String, with output: String, what: String) throws(OutputError) {
         func identity(_ path: String) -> (UInt64, UInt64)? {
             var info = stat()
             return stat(path, &info) == 0 ? (UInt64(info.st_dev), UInt64(info.st_ino)) : nil

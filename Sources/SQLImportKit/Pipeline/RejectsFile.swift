@@ -60,11 +60,14 @@ final class RejectsFile {
             keptLines = true
             return
         }
-        guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
+        // open(2), not FileManager.createFile, which replaces the path atomically: a link
+        // is followed, and a FIFO or device written to, as a shell redirection would.
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
             throw OutputError.cannotCreate(path: path, reason: "the rejects file (--rejects): \(String(cString: strerror(errno)))")
         }
         self.path = path
-        self.handle = handle
+        self.handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
     }
 
     /// True when `init(path:keeping:)` kept the interrupted run's lines.
