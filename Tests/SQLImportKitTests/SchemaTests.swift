@@ -36,6 +36,26 @@ import Testing
         }
     }
 
+    /// `--pk` and `--type` shape a table the run creates: the nightly command that created
+    /// the table passes again, and other values against an existing table are refused
+    /// (they were ignored, silently). `--delimiter` with JSON input is refused too.
+    @Test func flagsForANewTableAreRefusedWhereTheTableDisagrees() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let input = TestSupport.write(#"{"id":1,"notes":"x"}"# + "\n", to: directory.appendingPathComponent("t.jsonl"))
+        let command = [input, "--db", "db", "--table", "t", "--upsert", "id"]
+        for _ in 0 ..< 2 {
+            let same = try TestSupport.run(command + ["--pk", "id", "--type", "notes=TEXT"], in: directory)
+            #expect(same.status == 0, "\(same.stderr)")
+        }
+        for flags in [["--pk", "notes"], ["--type", "notes=INTEGER"]] {
+            let refused = try TestSupport.run(command + flags, in: directory)
+            #expect(refused.status == 64 && refused.stderr.contains("applies to a table the run creates"), "\(flags): \(refused.stderr)")
+        }
+        let delimited = try TestSupport.run(command + ["--delimiter", "|"], in: directory)
+        #expect(delimited.status == 64 && delimited.stderr.contains("--delimiter and --no-header apply to CSV and TSV"), "\(delimited.stderr)")
+    }
+
     @Test func fieldsMapToColumnsIgnoringCase() throws {
         try withTable("CREATE TABLE t (Id INTEGER, Name TEXT)", #"{"id":1,"NAME":"x"}"#) { input, database in
             try TestSupport.runImport([input], database: database)

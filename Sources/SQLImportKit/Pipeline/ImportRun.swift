@@ -125,6 +125,7 @@ final class ImportRun {
         if let existing = try TableSchema.read(db, table: table) {
             schema = existing
             tableIsReal = true
+            try refuseOptionsForANewTable(existing)
             tableWasEmpty = try Bool.fetchOne(db, sql: "SELECT NOT EXISTS (SELECT 1 FROM \(SQLIdentifier.quote(table)))") ?? true
             try resolveTarget()
             try deferIndexes()
@@ -238,6 +239,25 @@ final class ImportRun {
             summary.strategy = WriteStrategyKind.cached.rawValue
             summary.rowsPerStatement = 1
             summary.strategyReason = "multi-row plain inserts while the conflict target's index was deferred, then one row per statement from \(position), where it was built"
+        }
+    }
+
+    /// `--pk` shapes a table the run creates, and `--type` one it creates or a column
+    /// `--alter` adds: against an existing table they would be ignored, silently. The
+    /// same flags as the table has pass (the nightly command that created it); others are
+    /// refused.
+    func refuseOptionsForANewTable(_ schema: TableSchema) throws {
+        if !options.primaryKey.isEmpty, Set(options.primaryKey.map(\.sqliteFolded)) != Set(schema.primaryKey.map(\.sqliteFolded)) {
+            let current = schema.primaryKey.isEmpty ? "none (rowid)" : schema.primaryKey.joined(separator: ",")
+            throw SchemaError.optionForNewTable(
+                "--pk \(options.primaryKey.joined(separator: ",")): table \(SQLIdentifier.quote(table)) exists, with primary key \(current); --pk applies to a table the run creates: drop it")
+        }
+        for (name, type) in options.typeOverrides.sorted(by: { $0.key < $1.key }) {
+            guard let index = schema.columnIndex(named: name) else { continue }
+            let column = schema.columns[index]
+            guard column.declaredType.sqliteFolded.trimmingCharacters(in: .whitespaces) != type.sqliteFolded.trimmingCharacters(in: .whitespaces) else { continue }
+            throw SchemaError.optionForNewTable(
+                "--type \(name)=\(type): table \(SQLIdentifier.quote(table)) exists, and its column \(SQLIdentifier.quote(column.name)) is \(column.declaredType.isEmpty ? "untyped" : column.declaredType); --type applies to a table the run creates or a column --alter adds: drop it")
         }
     }
 

@@ -33,6 +33,10 @@ enum RecordReaders {
             throw ReaderError.badOption(
                 input: input.name, reason: "--null applies to CSV and TSV fields; in \(format.rawValue.uppercased()) a null is written null, and a string is kept as it is. Drop --null for this input")
         }
+        if options.delimiter != nil || !options.hasHeader, format == .json || format == .jsonl {
+            throw ReaderError.badOption(
+                input: input.name, reason: "--delimiter and --no-header apply to CSV and TSV, and this input holds \(format.rawValue.uppercased()); drop them for this input")
+        }
         switch format {
         case .jsonl: return (JSONLinesReader(buffer: buffer, options: options, namer: namer, keepRaw: keepRaw), format)
         case .json: return (JSONArrayReader(buffer: buffer, options: options, namer: namer, keepRaw: keepRaw), format)

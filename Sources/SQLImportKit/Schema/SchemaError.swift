@@ -2,6 +2,8 @@
 public enum SchemaError: Error, Sendable, CustomStringConvertible {
     case notATable(name: String, kind: String)
     case unknownFields(table: String, fields: [String])
+    /// `--pk` or `--type` that the existing table would ignore.
+    case optionForNewTable(String)
     /// A field that matches several columns of a PostgreSQL table only ignoring case.
     case ambiguousField(table: String, field: String, columns: [String])
     /// Fields naming generated columns (`GENERATED ALWAYS AS`), which no statement writes.
@@ -30,6 +32,8 @@ public enum SchemaError: Error, Sendable, CustomStringConvertible {
             let padded = fields.filter(Self.isPadded)
             let hint = padded.isEmpty ? "" : "; \(padded.map(SQLIdentifier.quote).joined(separator: ", ")) begin or end with a space (a header written as \"a, b\"): remove the spaces from the header line, e.g. sed -i '1s/ *, */,/g' FILE"
             return "table \(SQLIdentifier.quote(table)) has no column for field(s) \(fields.map(SQLIdentifier.quote).joined(separator: ", "))\(hint.isEmpty ? "; re-run with --alter to add them, or --ignore-unknown to drop them" : hint)"
+        case .optionForNewTable(let message):
+            return message
         case .ambiguousField(let table, let field, let columns):
             return "field \(SQLIdentifier.quote(field)) matches columns \(columns.map(SQLIdentifier.quote).joined(separator: " and ")) of \(SQLIdentifier.quote(table)), which differ only in case; spell the field exactly as the column it is for"
         case .generatedColumnsInInput(let table, let fields):
