@@ -297,6 +297,8 @@ import Testing
         let result = try TestSupport.run([input, "--db", workspace.database, "--table", "items", "--on-error", "skip", "--max-errors", "1"], in: workspace.directory)
         #expect(result.status == 65)
         #expect(result.stderr.contains("more than 1 records were rejected"))
+        // The last reject is named once, with its position (it was named twice).
+        #expect(result.stderr.contains("Last: \(input):7 (byte"), "\(result.stderr)")
         #expect(try workspace.count() == 0)
     }
 

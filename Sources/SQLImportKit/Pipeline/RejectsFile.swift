@@ -108,7 +108,9 @@ extension ImportSummary {
         }
         try file?.append(record)
         if let limit = maxErrors, counts.rejected > limit {
-            throw ImportError.tooManyRejects(limit: limit, last: "\(record.input):\(record.line): \(record.reason)")
+            // Most reasons begin with their position already.
+            let located = record.reason.hasPrefix("\(record.input):") ? record.reason : "\(record.input):\(record.line): \(record.reason)"
+            throw ImportError.tooManyRejects(limit: limit, last: located)
         }
     }
 }
