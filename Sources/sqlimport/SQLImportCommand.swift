@@ -101,6 +101,13 @@ extension SQLImportCommand {
             if argument.hasPrefix("--report=") { path = String(argument.dropFirst("--report=".count)) }
         }
         guard let path, !path.isEmpty, !path.hasPrefix("-") || path == "-" else { return }
+        // The arguments were not understood, so the database and inputs are not known:
+        // only a new file, a FIFO or device, or an earlier report is written over.
+        if path != "-", ReportWriter.specialFile(path) == nil, FileManager.default.fileExists(atPath: path) {
+            guard let data = FileManager.default.contents(atPath: ReportWriter.resolvedLink(path)), data.count < 1 << 20,
+                let earlier = try? JSONSerialization.jsonObject(with: data) as? [String: Any], earlier["exitCode"] != nil, earlier["startedAt"] != nil
+            else { return }
+        }
         try? ReportWriter.write(message: message, exitCode: code, to: path)
     }
 }

@@ -288,6 +288,12 @@ import Testing
         let short = try JSONSerialization.jsonObject(with: Data(contentsOf: workspace.directory.appendingPathComponent("real.json"))) as! [String: Any]
         #expect(short["exitCode"] as? Int == 64)
         #expect((short["error"] as? String)?.contains("--merge") == true, "\(short)")
+        // ...but never over a file that is no report (the database, here).
+        #expect(try TestSupport.run(base, in: workspace.directory).status == 0)
+        let overDatabase = try TestSupport.run(base + ["--merge", "bogus", "--report", workspace.database], in: workspace.directory)
+        #expect(overDatabase.status == 64)
+        #expect(try workspace.count() == 20)
+        #expect(try workspace.integrity() == "ok")
     }
 
     @Test func maxErrorsAbortsAndRollsBack() throws {
