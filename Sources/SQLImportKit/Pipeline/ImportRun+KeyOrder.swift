@@ -77,7 +77,7 @@ extension ImportRun {
             let inputs = tableColumnOfInput.indices.filter { tableColumnOfInput[$0] == index }
             guard inputs.count == 1 else { return nil }
             let column = schema.columns[index]
-            let affinity = schema.isStrict ? ColumnAffinity(strictType: column.declaredType) : column.affinity
+            let affinity = schema.affinity(ofColumn: index)
             let position = key?.columns.firstIndex { $0.sqliteFolded == name.sqliteFolded }
             let collation = (position.flatMap { key?.collations?[$0] } ?? "BINARY").uppercased()
             let comparison: KeyOrder.Comparison

@@ -28,10 +28,7 @@ extension ImportRun {
             guard let input = tableColumnOfInput.firstIndex(of: column) else { throw MirrorError.scopeNotInInput(column: name) }
             return input
         }
-        scopeAffinities = mirror.scope.map { name in
-            let column = schema.columns[schema.columnIndex(named: name)!]
-            return schema.isStrict ? ColumnAffinity(strictType: column.declaredType) : column.affinity
-        }
+        scopeAffinities = mirror.scope.map { schema.affinity(ofColumn: schema.columnIndex(named: $0)!) }
         if mirror.tombstone != nil {
             tombstoneInput = fieldNames.firstIndex(where: isTombstoneField)
         }
@@ -133,16 +130,11 @@ extension ImportRun {
     static func typelessScopeValue(_ text: String) -> ScopeValue {
         var text = text
         return text.withUTF8 { bytes in
-            let raw = UnsafeRawBufferPointer(bytes)
-            switch TypeTracker.classify(raw) {
-            case .integer:
-                if case .value(let value) = NumberText.parseInteger(raw) { return .integer(value) }
-            case .real:
-                if let value = NumberText.parseDouble(raw) { return .real(value.bitPattern) }
-            default:
-                break
+            switch NumberText.typelessNumber(UnsafeRawBufferPointer(bytes)) {
+            case .integer(let value): return .integer(value)
+            case .real(let value): return .real(value.bitPattern)
+            default: return .text(String(decoding: bytes, as: UTF8.self))
             }
-            return .text(String(decoding: bytes, as: UTF8.self))
         }
     }
 
@@ -178,7 +170,7 @@ extension ImportRun {
         let statement = try db.cachedStatement(sql: sql)
         for (index, pair) in key.enumerated() {
             let column = schema.columns[pair.column]
-            let affinity = schema.isStrict ? ColumnAffinity(strictType: column.declaredType) : column.affinity
+            let affinity = schema.affinity(ofColumn: pair.column)
             do {
                 try StatementBinder.bind(
                     batch.cell(row: row, column: pair.input), affinity: affinity, to: statement.sqliteStatement, at: Int32(index + 1), bytes: bytes)

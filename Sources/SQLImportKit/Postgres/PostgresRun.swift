@@ -616,10 +616,7 @@ final class PostgresRun {
         var definitions = columns.map { column in "\(SQLIdentifier.quote(column)) \(schema.column(named: column)!.type)" }
         if let predicate = target?.predicate {
             for column in schema.columns where Self.names(predicate, column.name) && !columns.contains(column.name) {
-                let found = try connection.query(
-                    "SELECT pg_get_expr(d.adbin, d.adrelid) FROM pg_attribute a JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum WHERE a.attrelid = $1::regclass AND a.attname = $2",
-                    [schema.qualifiedName, column.name])
-                let value = (found.first?[0] ?? nil) ?? "NULL"
+                let value = try schema.defaultExpression(of: column.name, connection) ?? "NULL"
                 // A default that takes a sequence's next value would take one per record.
                 guard !value.contains("nextval(") else {
                     throw PostgresError(

@@ -32,6 +32,15 @@ package struct PostgresSchema: Sendable {
         columns.first { $0.name == name } ?? columns.first { $0.name.sqliteFolded == name.sqliteFolded }
     }
 
+    /// The SQL of `column`'s default, as `pg_get_expr` prints it, or nil when it has none.
+    /// (Asked per column, when needed: reading every column's default locks the table.)
+    package func defaultExpression(of column: String, _ connection: PostgresConnection) throws(PostgresError) -> String? {
+        let found = try connection.query(
+            "SELECT pg_get_expr(d.adbin, d.adrelid) FROM pg_attribute a JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum WHERE a.attrelid = $1::regclass AND a.attname = $2",
+            [qualifiedName, column])
+        return found.first?[0] ?? nil
+    }
+
     /// Reads `name` (case-insensitive) from the first schema of the search path that has
     /// it; nil when there is none.
     package static func read(_ connection: PostgresConnection, table name: String) throws(PostgresError) -> PostgresSchema? {

@@ -207,16 +207,6 @@ struct PostgresUpsert {
         }
     }
 
-    /// The SQL of `column`'s default, for counting what `newer:` skips; `NULL` when it has
-    /// none, or when evaluating it would take a sequence's value.
-    private func defaultExpression(_ connection: PostgresConnection, column: String) throws -> String {
-        let found = try connection.query(
-            "SELECT pg_get_expr(d.adbin, d.adrelid) FROM pg_attribute a JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum WHERE a.attrelid = $1::regclass AND a.attname = $2",
-            [table, column])
-        guard let value = found.first?[0] ?? nil, !value.contains("nextval(") else { return "NULL" }
-        return "(\(value))"
-    }
-
     /// `INSERT ... SELECT ... ON CONFLICT (conflict) [WHERE predicate] DO UPDATE SET ...
     /// WHERE newer AND changed RETURNING (xmax = 0)`.
     private func upsert(
@@ -241,7 +231,10 @@ struct PostgresUpsert {
             let stored = "\(row).\(q(storedName))"
             let input = columns.first(where: { $0 == column }) ?? columns.first(where: { $0.lowercased() == column.lowercased() })
             let arriving = "EXCLUDED.\(q(input ?? storedName))"
-            let arrivingInStaging = try input.map { "s.\(q($0))" } ?? defaultExpression(connection, column: storedName)
+            // (A default that takes a sequence's value is left out of the count, as NULL: it
+            // would take one per record.)
+            let arrivingInStaging = try input.map { "s.\(q($0))" }
+                ?? schema.defaultExpression(of: storedName, connection).flatMap { $0.contains("nextval(") ? nil : "(\($0))" } ?? "NULL"
             newer = "(\(stored) IS NULL OR \(arriving) >= \(stored))"
             let rows = predicate.map { "(SELECT * FROM \(table) WHERE (\($0)) IS TRUE)" } ?? table
             skipped = try count(

@@ -128,6 +128,22 @@ package enum NumberText {
         return value
     }
 
+    /// CSV text as a column without affinity stores it: the type it looks like, as type
+    /// inference reads it (`TypeTracker.classify`: integer, real, or text, which is
+    /// `.notANumber`, when it has a leading zero or is no number).
+    @inline(__always)
+    static func typelessNumber(_ text: UnsafeRawBufferPointer) -> AffinityNumber {
+        switch TypeTracker.classify(text) {
+        case .integer:
+            if case .value(let value) = parseInteger(text) { return .integer(value) }
+        case .real:
+            if let value = parseDouble(text) { return .real(value) }
+        default:
+            break
+        }
+        return .notANumber
+    }
+
     /// What a column with INTEGER, REAL or NUMERIC affinity makes of text.
     package enum AffinityNumber: Equatable {
         /// Not a number to SQLite: stored as text.

@@ -50,6 +50,12 @@ public struct TableSchema: Sendable, Codable {
         columns.filter { $0.primaryKeyPosition > 0 }.sorted { $0.primaryKeyPosition < $1.primaryKeyPosition }.map(\.name)
     }
 
+    /// The affinity a value bound to column `index` meets: its STRICT type's, or the
+    /// one its declared type gives.
+    func affinity(ofColumn index: Int) -> ColumnAffinity {
+        isStrict ? ColumnAffinity(strictType: columns[index].declaredType) : columns[index].affinity
+    }
+
     /// The one-column `INTEGER PRIMARY KEY` of a rowid table, which aliases the rowid.
     public var rowidAlias: String? {
         let keyColumns = columns.filter { $0.primaryKeyPosition > 0 }

@@ -41,9 +41,7 @@ final class RowShape {
     ) {
         self.inputColumns = inputColumns
         self.tableColumns = tableColumns
-        let affinities = tableColumns.map {
-            schema.isStrict ? ColumnAffinity(strictType: schema.columns[$0].declaredType) : schema.columns[$0].affinity
-        }
+        let affinities = tableColumns.map(schema.affinity(ofColumn:))
         self.affinities = affinities
         let names = tableColumns.map { schema.columns[$0].name }
         rowidAliasPosition = schema.rowidAlias.flatMap { alias in names.firstIndex(of: alias) }

@@ -72,21 +72,12 @@ enum StatementBinder {
             let text = UnsafeRawBufferPointer(start: bytes + Int(cell.payload), count: Int(cell.length))
             if affinity == .blob {
                 // No affinity: the value gets the type it looks like, as inference types it.
-                switch TypeTracker.classify(text) {
-                case .integer:
-                    if case .value(let value) = NumberText.parseInteger(text) {
-                        sqlite3_bind_int64(statement, index, value)
-                        return
-                    }
-                case .real:
-                    if let value = NumberText.parseDouble(text) {
-                        sqlite3_bind_double(statement, index, value)
-                        return
-                    }
-                default:
-                    break
+                switch NumberText.typelessNumber(text) {
+                case .integer(let value): sqlite3_bind_int64(statement, index, value)
+                case .real(let value): sqlite3_bind_double(statement, index, value)
+                default: bindText(cell, to: statement, at: index, bytes: bytes)
                 }
-                return bindText(cell, to: statement, at: index, bytes: bytes)
+                return
             }
             if affinity.convertsNumbers {
                 if NumberText.isLeadingZeroNumber(text) { throw .leadingZeroNumber }
