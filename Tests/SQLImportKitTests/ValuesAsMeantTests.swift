@@ -254,6 +254,113 @@ import Testing
         #expect(other.status == 64)
         #expect(other.stderr.contains("iconv -f SHIFT_JIS -t UTF-8"), "\(other.stderr)")
     }
+
+    /// A UTF-16LE file (with its mark) read as `--encoding utf-16be` was one long header:
+    /// a table with one column named by the whole file, no records, exit 0.
+    @Test(arguments: [("utf-16be", [UInt8(0xFF), 0xFE], "utf-16le"), ("utf-16le", [UInt8(0xFE), 0xFF], "utf-16be")])
+    func aByteOrderMarkOfTheOtherOrderThanNamedIsRefused(_ encoding: String, _ mark: [UInt8], _ named: String) throws {
+        let work = Workspace()
+        defer { work.cleanUp() }
+        let units = Array("name,city\nJosé,Zürich\n".utf16)
+        let bytes = mark + units.flatMap { named == "utf-16le" ? [UInt8($0 & 0xFF), UInt8($0 >> 8)] : [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
+        _ = TestSupport.write(bytes: bytes, to: work.directory.appendingPathComponent("m.csv"))
+        let run = try work.run(["m.csv", "--db", "e.db", "--table", "t", "--encoding", encoding])
+        #expect(run.status == 65, "\(run.stderr)")
+        #expect(run.stderr.contains("not valid \(encoding) at byte 0 (its byte order mark says \(named); pass --encoding \(named)"), "\(run.stderr)")
+        #expect(try work.value("e.db", "SELECT count(*) FROM sqlite_schema WHERE name = 't'") == 0)
+        // The mark's own order, or utf-16, reads it.
+        for fix in [named, "utf-16"] {
+            #expect(try work.run(["m.csv", "--db", "e.db", "--table", "t_\(fix.count)", "--encoding", fix]).status == 0)
+        }
+        #expect(try work.value("e.db", "SELECT city FROM t_8") == "Zürich")
+    }
+
+    /// SQLite reads ` 0959` and `+0959` as 959 too: the leading-zero guard looked at the
+    /// bare text only, and a space-padded code lost its zero with exit 0.
+    @Test func aLeadingZeroAfterSpaceOrPlusIsRefusedAsWithoutThem() throws {
+        let work = Workspace()
+        defer { work.cleanUp() }
+        try TestSupport.createDatabase(work.path("e.db"), schema: "CREATE TABLE t (id INTEGER PRIMARY KEY, n INTEGER, r REAL, x NUMERIC);")
+        let cases = [("a.csv", "id,n\n1, 0959\n"), ("b.csv", "id,n\n1,+0959\n"), ("c.jsonl", #"{"id":1,"r":"0959 "}"# + "\n"), ("d.csv", "id,x\n1,\" -007.5\"\n")]
+        for (name, text) in cases {
+            _ = TestSupport.write(text, to: work.directory.appendingPathComponent(name))
+            for strategy in ["typed", "cached", "multirow"] {
+                let run = try work.run([name, "--db", "e.db", "--table", "t", "--upsert", "id", "--strategy", strategy])
+                #expect(run.status == 65 && run.stderr.contains("has a leading zero"), "\(name) \(strategy): \(run.stderr)")
+            }
+        }
+        #expect(try work.value("e.db", "SELECT count(*) FROM t") == 0)
+        // Padding and a sign without a leading zero are the number, as SQLite reads them.
+        _ = TestSupport.write("id,n,r\n1, 959,+0.5\n", to: work.directory.appendingPathComponent("ok.csv"))
+        #expect(try work.run(["ok.csv", "--db", "e.db", "--table", "t", "--upsert", "id"]).status == 0)
+        #expect(try work.value("e.db", "SELECT n || ':' || typeof(n) || ',' || r FROM t") == "959:integer,0.5")
+    }
+
+    /// `9007199254740993.0` (a spreadsheet's whole number) went through a Double: a REAL
+    /// column stored 9007199254740992 where `9007199254740993` is refused, and an INTEGER
+    /// column stored `1234567890123456789.0` as 1234567890123456768.
+    @Test func aWholeNumberSpelledWithAPointIsTheIntegerItSpells() throws {
+        let work = Workspace()
+        defer { work.cleanUp() }
+        try TestSupport.createDatabase(work.path("e.db"), schema: """
+            CREATE TABLE r (id INTEGER PRIMARY KEY, v REAL);
+            CREATE TABLE i (id INTEGER PRIMARY KEY, v INTEGER, n NUMERIC, a);
+            """)
+        for (name, text) in [("r.csv", "id,v\n1,9007199254740993.0\n"), ("r.jsonl", #"{"id":1,"v":9007199254740993.0}"# + "\n")] {
+            _ = TestSupport.write(text, to: work.directory.appendingPathComponent(name))
+            let run = try work.run([name, "--db", "e.db", "--table", "r", "--upsert", "id"])
+            #expect(run.status == 65 && run.stderr.contains("has more digits than a double holds"), "\(name): \(run.stderr)")
+        }
+        // Exact whole numbers are reals as before.
+        _ = TestSupport.write("id,v\n1,9007199254740994.0\n2,5.0\n", to: work.directory.appendingPathComponent("ok.csv"))
+        #expect(try work.run(["ok.csv", "--db", "e.db", "--table", "r", "--upsert", "id"]).status == 0)
+        #expect(try work.value("e.db", "SELECT group_concat(printf('%d', v) || typeof(v), ',') FROM r") == "9007199254740994real,5real")
+        _ = TestSupport.write(
+            "id,v,n,a\n1,1234567890123456789.0,9007199254740993.00,-9007199254740993.0\n2,99999999999999999999.0,,\n",
+            to: work.directory.appendingPathComponent("i.csv"))
+        let big = try work.run(["i.csv", "--db", "e.db", "--table", "i", "--upsert", "id", "--on-error", "skip"])
+        #expect(big.status == 2, "\(big.stderr)")
+        #expect(try work.value("e.db", "SELECT v || ',' || n || ',' || a || ',' || typeof(a) FROM i") == "1234567890123456789,9007199254740993,-9007199254740993,integer")
+        _ = TestSupport.write(#"{"id":3,"v":1234567890123456789.0,"a":99999999999999999999.0}"# + "\n", to: work.directory.appendingPathComponent("i.jsonl"))
+        #expect(try work.run(["i.jsonl", "--db", "e.db", "--table", "i", "--upsert", "id"]).status == 0)
+        #expect(try work.value("e.db", "SELECT v || ',' || a || ',' || typeof(a) FROM i WHERE id = 3") == "1234567890123456789,99999999999999999999.0,text")
+    }
+
+    /// 1, 1.5 and 9007199254740993 in a sample made a REAL column, which then refused
+    /// the sample's own integer, naming a larger --infer-rows that could not help.
+    @Test func integersPastTwoToThe53BesideRealsInferText() throws {
+        let work = Workspace()
+        defer { work.cleanUp() }
+        _ = TestSupport.write("id,v\n1,1\n2,1.5\n3,9007199254740993\n", to: work.directory.appendingPathComponent("m.csv"))
+        _ = TestSupport.write(#"{"id":1,"v":1.5}"# + "\n" + #"{"id":2,"v":9007199254740993}"# + "\n", to: work.directory.appendingPathComponent("m.jsonl"))
+        for name in ["m.csv", "m.jsonl"] {
+            let run = try work.run([name, "--db", "e.db", "--table", "t_\(name.count)"])
+            #expect(run.status == 0, "\(name): \(run.stderr)")
+        }
+        #expect(try work.value("e.db", "SELECT group_concat(v, ',') FROM t_5") == "1,1.5,9007199254740993")
+        #expect(try work.value("e.db", "SELECT group_concat(v, ',') FROM t_7") == "1.5,9007199254740993")
+        #expect(try work.value("e.db", "SELECT count(*) FROM pragma_table_info('t_5') WHERE name = 'v' AND type = 'TEXT'") == 1)
+    }
+
+    /// `{"status":"draft","status":"published"}` was stored as written: SQLite's JSON
+    /// functions read "draft", while the docs said the last value wins.
+    @Test func aKeyGivenTwiceInANestedObjectIsAnErrorNamingIt() throws {
+        let work = Workspace()
+        defer { work.cleanUp() }
+        let lines = [
+            #"{"id":1,"meta":{"a":1,"b":{"a":2},"c":[{"a":3},{"a":4}]}}"#,  // the same key in different objects is fine
+            #"{"id":2,"meta":{"status":"draft","status":"published"}}"#,
+            #"{"id":3,"meta":[{"k":1,"\u006b":2}]}"#,  // the same key, once escaped
+        ]
+        _ = TestSupport.write(lines.joined(separator: "\n") + "\n", to: work.directory.appendingPathComponent("n.jsonl"))
+        let run = try work.run(["n.jsonl", "--db", "e.db", "--table", "t"])
+        #expect(run.status == 65)
+        #expect(run.stderr.contains(#"n.jsonl:2 (byte "#) && run.stderr.contains(#"in field "meta": the key "status" appears twice in one object"#), "\(run.stderr)")
+        let skip = try work.run(["n.jsonl", "--db", "e.db", "--table", "t", "--on-error", "skip"])
+        #expect(skip.status == 2, "\(skip.stderr)")
+        #expect(try work.value("e.db", "SELECT group_concat(id || ':' || meta, ' ') FROM t") == #"1:{"a":1,"b":{"a":2},"c":[{"a":3},{"a":4}]}"#)
+        #expect(skip.stderr.contains(#"the key "k" appears twice"#), "\(skip.stderr)")
+    }
 }
 
 /// `--path data.items`: an API response's records, streamed out of the document.

@@ -127,19 +127,29 @@ final class TranscodingSource: ByteSource {
             if let failure { throw failure }
             if count == 0 { atEnd = true }
             inputEnd += count
-            if !sawFirstBytes && (inputEnd >= 2 || atEnd) { sawFirstBytes = true; takeByteOrderMark() }
+            if !sawFirstBytes && (inputEnd >= 2 || atEnd) { sawFirstBytes = true; try takeByteOrderMark() }
         }
         return true
     }
 
-    /// A UTF-16 byte order mark picks the byte order and is dropped.
-    private func takeByteOrderMark() {
+    /// A UTF-16 byte order mark picks the byte order and is dropped. A mark of the other
+    /// order than `--encoding` names is refused: read in the named order it is U+FFFE, no
+    /// character, and the rest of the input would decode to garbage (one long header).
+    private func takeByteOrderMark() throws(InputError) {
         guard unitSize == 2, inputEnd - inputStart >= 2 else { return }
         let (first, second) = (input[inputStart], input[inputStart + 1])
-        if first == 0xFF && second == 0xFE, encoding != .utf16BigEndian {
+        let littleEndianMark = first == 0xFF && second == 0xFE
+        let bigEndianMark = first == 0xFE && second == 0xFF
+        if littleEndianMark && encoding == .utf16BigEndian || bigEndianMark && encoding == .utf16LittleEndian {
+            let named = littleEndianMark ? "utf-16le" : "utf-16be"
+            throw .undecodable(
+                input: name, encoding: encoding.rawValue, byteOffset: consumedBefore + Int64(inputStart),
+                reason: "its byte order mark says \(named); pass --encoding \(named), or utf-16 to follow the mark")
+        }
+        if littleEndianMark {
             encoding = .utf16LittleEndian
             inputStart += 2
-        } else if first == 0xFE && second == 0xFF, encoding != .utf16LittleEndian {
+        } else if bigEndianMark {
             encoding = .utf16BigEndian
             inputStart += 2
         } else if encoding == .utf16 {

@@ -59,7 +59,7 @@ enum PostgresValueCheck {
 
     private static func isExact(_ value: Int64, in family: Family) -> Bool {
         switch family {
-        case .double: return value >= -(1 << 53) && value <= 1 << 53 || Int64(exactly: Double(value)) == value
+        case .double: return NumberText.isExactDouble(value)
         case .float: return value >= -(1 << 24) && value <= 1 << 24 || Int64(exactly: Float(value)) == value
         default: return true
         }

@@ -12,6 +12,7 @@ final class JSONArrayReader: RecordReader {
     private var state = State.beforeDocument
     private var line = 1
     private let keys = ByteStore(capacity: 256)
+    private let nestedKeys = NestedKeySet()
 
     init(buffer: InputBuffer, options: ReaderOptions, namer: ColumnNamer, keepRaw: Bool) {
         self.buffer = buffer
@@ -189,7 +190,7 @@ final class JSONArrayReader: RecordReader {
         while true {
             var scanner = JSONScanner(
                 buffer.recordWindow, start: buffer.start, endIsFinal: buffer.recordWindowIsFinal,
-                maxDepth: options.maxDepth, flatten: options.flatten, keys: keys)
+                maxDepth: options.maxDepth, flatten: options.flatten, keys: keys, nestedKeys: nestedKeys)
             batch.beginRow()
             do {
                 try scanner.parseRecord(into: batch, namer: namer)

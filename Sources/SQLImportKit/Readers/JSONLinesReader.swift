@@ -13,6 +13,7 @@ final class JSONLinesReader: RecordReader {
     private let keepRaw: Bool
     private var line = 1
     private let keys = ByteStore(capacity: 256)
+    private let nestedKeys = NestedKeySet()
 
     init(buffer: InputBuffer, options: ReaderOptions, namer: ColumnNamer, keepRaw: Bool) {
         self.buffer = buffer
@@ -110,7 +111,7 @@ final class JSONLinesReader: RecordReader {
 
     private func parseLine(_ batch: RecordBatch, from: Int, to: Int) throws(ReaderError) {
         let lineBuffer = UnsafeBufferPointer(start: buffer.storage + from, count: to - from)
-        var scanner = JSONScanner(lineBuffer, endIsFinal: true, maxDepth: options.maxDepth, flatten: options.flatten, keys: keys)
+        var scanner = JSONScanner(lineBuffer, endIsFinal: true, maxDepth: options.maxDepth, flatten: options.flatten, keys: keys, nestedKeys: nestedKeys)
         scanner.skipWhitespace()
         if scanner.index == lineBuffer.count { return }  // blank line
         batch.beginRow()

@@ -26,16 +26,20 @@ struct JSONScanner {
     /// The field name being built (with `--flatten`, its path: see `FieldPath`).
     private let keyScratch: ByteStore
     private var slot = 0
+    private let nestedKeys: NestedKeySet
 
     /// The field being parsed, for error messages.
     var currentField: String? { keyScratch.isEmpty ? nil : FieldPath.dotted(keyScratch.string(0 ..< keyScratch.count)) }
 
-    /// - Parameter keys: scratch space for field names, reused across records.
+    /// - Parameters:
+    ///   - keys: scratch space for field names, reused across records.
+    ///   - nestedKeys: the keys of the nested objects being copied, reused across records.
     init(
         _ buffer: UnsafeBufferPointer<UInt8>, start: Int = 0, endIsFinal: Bool, maxDepth: Int = 512, flatten: Bool = false,
-        keys: ByteStore = ByteStore(capacity: 64)
+        keys: ByteStore = ByteStore(capacity: 64), nestedKeys: NestedKeySet = NestedKeySet()
     ) {
         keyScratch = keys
+        self.nestedKeys = nestedKeys
         base = buffer.baseAddress ?? UnsafePointer(bitPattern: 1)!
         end = buffer.count
         index = start
@@ -191,7 +195,13 @@ struct JSONScanner {
                 return .integer(value)
             }
             if !isInteger, let value = NumberText.parseDouble(text) {
-                return .real(value)
+                // `9007199254740993.0` means an integer that the Double would not hold: the
+                // integer, or past Int64 the text, as for an integer literal.
+                switch NumberText.inexactWholeNumber(text, rounded: value) {
+                case nil: return .real(value)
+                case .value(let integer): return .integer(integer)
+                default: break
+                }
             }
             batch.numbersKeptAsText += 1
             let offset = batch.bytes.count
@@ -248,12 +258,25 @@ struct JSONScanner {
                 output.append(UInt8(ascii: "}"))
                 return
             }
+            let objectKeys = nestedKeys.open()
+            defer { nestedKeys.close(objectKeys) }
             while true {
                 skipWhitespace()
                 guard try peek() == UInt8(ascii: "\"") else {
                     throw .syntax("expected a field name in double quotes, found \(Self.describe(base[index]))", at: index)
                 }
-                try scanString(verbatimInto: output)
+                let keyStart = index
+                let mark = output.count
+                try scanString(decodingInto: output)
+                if !nestedKeys.insert(UnsafeRawBufferPointer(start: output.base + mark, count: output.count - mark), object: objectKeys) {
+                    let name = output.string(mark ..< output.count)
+                    throw .syntax(
+                        "the key \"\(name)\" appears twice in one object, which JSON readers resolve differently (SQLite's JSON functions read the first value, most others the last); keep one",
+                        at: keyStart)
+                }
+                // Stored as written, escapes and all.
+                output.truncate(to: mark)
+                output.append(base + keyStart, count: index - keyStart)
                 skipWhitespace()
                 try expect(UInt8(ascii: ":"), "':' after a field name")
                 output.append(UInt8(ascii: ":"))

@@ -81,22 +81,20 @@ package enum NumberText {
     }
 
     /// True when the text is a number with a redundant leading zero (`0959`, `-007`,
-    /// `00.5`), which a column with INTEGER, REAL or NUMERIC affinity would store as the
-    /// number, losing the zeros. `007abc` is not a number, and stays text there.
+    /// `00.5`, and as SQLite reads numbers, ` 0959` and `+0959` too), which a column with
+    /// INTEGER, REAL or NUMERIC affinity would store as the number, losing the zeros.
+    /// `007abc` is not a number, and stays text there.
     package static func isLeadingZeroNumber(_ text: UnsafeRawBufferPointer) -> Bool {
-        guard hasLeadingZero(text) else { return false }
         var index = 0
-        let negative = text[0] == UInt8(ascii: "-")
-        if negative { index = 1 }
-        while index + 1 < text.count, text[index] == UInt8(ascii: "0"), text[index + 1] &- UInt8(ascii: "0") < 10 { index += 1 }
-        let rest = UnsafeRawBufferPointer(rebasing: text[index...])
-        if !negative { return isNumberSyntax(rest) }
-        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: rest.count + 1) { buffer in
-            buffer[0] = UInt8(ascii: "-")
-            for (offset, byte) in rest.enumerated() { buffer[offset + 1] = byte }
-            return isNumberSyntax(UnsafeRawBufferPointer(buffer))
-        }
+        while index < text.count, isSQLiteSpace(text[index]) { index += 1 }
+        if index < text.count, text[index] == UInt8(ascii: "-") || text[index] == UInt8(ascii: "+") { index += 1 }
+        guard text.count - index >= 2, text[index] == UInt8(ascii: "0"), text[index + 1] &- UInt8(ascii: "0") < 10 else { return false }
+        return affinityNumber(text) != .notANumber
     }
+
+    /// The white space SQLite's number conversion skips around a number (`sqlite3Isspace`).
+    @inline(__always)
+    static func isSQLiteSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte &- 0x09 < 5 }
 
     /// Whether `text` is `1e999` or `-1e999`: how export spells ±infinity (a REAL SQLite
     /// can hold, which JSON has no literal for), read back as infinity. Any other literal
@@ -137,7 +135,12 @@ package enum NumberText {
         case .integer:
             if case .value(let value) = parseInteger(text) { return .integer(value) }
         case .real:
-            if let value = parseDouble(text) { return .real(value) }
+            guard let value = parseDouble(text) else { break }
+            switch inexactWholeNumber(text, rounded: value) {
+            case nil: return .real(value)
+            case .value(let integer): return .integer(integer)
+            default: break  // past Int64: the text is the only exact form
+            }
         default:
             break
         }
@@ -162,11 +165,10 @@ package enum NumberText {
     /// sign (`+` too), digits with an optional point (`5.`, `.5`), an optional exponent.
     /// Hexadecimal is not converted by affinity, and is text here too.
     package static func affinityNumber(_ text: UnsafeRawBufferPointer) -> AffinityNumber {
-        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte &- 0x09 < 5 }
         var start = 0
         var end = text.count
-        while start < end, isSpace(text[start]) { start += 1 }
-        while end > start, isSpace(text[end - 1]) { end -= 1 }
+        while start < end, isSQLiteSpace(text[start]) { start += 1 }
+        while end > start, isSQLiteSpace(text[end - 1]) { end -= 1 }
         var index = start
         if index < end, text[index] == UInt8(ascii: "+") || text[index] == UInt8(ascii: "-") { index += 1 }
         let digitsStart = index
@@ -207,7 +209,51 @@ package enum NumberText {
         }
         // (`parseDouble`'s strtod reads `+`, `.5` and `5.` too, and its underflow test
         // looks only at the digits before the exponent.)
-        return parseDouble(number).map(AffinityNumber.real) ?? .unrepresentable
+        guard let value = parseDouble(number) else { return .unrepresentable }
+        switch inexactWholeNumber(number, rounded: value) {
+        case nil: return .real(value)
+        case .value(let integer): return .integer(integer)
+        default: return .bigInteger
+        }
+    }
+
+    /// For a real literal spelled as a whole number (`9007199254740993.0`, `5.`: digits, a
+    /// point and only zeros, no exponent) that `value`, its correctly rounded Double, does
+    /// not hold: the integer it spells, or `.overflow` past Int64. Such a literal means
+    /// that integer (a spreadsheet's `.0`), and a column would store a neighbour. Nil for
+    /// every other literal, whose rounding to a Double is what a real means.
+    package static func inexactWholeNumber(_ number: UnsafeRawBufferPointer, rounded value: Double) -> IntegerParse? {
+        // Every whole number within 2^53 is exact: the common case costs one comparison.
+        guard value.magnitude >= 0x1p53 else { return nil }
+        var index = 0
+        let negative = index < number.count && number[index] == UInt8(ascii: "-")
+        if index < number.count, number[index] == UInt8(ascii: "-") || number[index] == UInt8(ascii: "+") { index += 1 }
+        while index < number.count - 1, number[index] == UInt8(ascii: "0") { index += 1 }
+        let digitsStart = index
+        while index < number.count, number[index] &- UInt8(ascii: "0") < 10 { index += 1 }
+        let digits = UnsafeRawBufferPointer(rebasing: number[digitsStart ..< index])
+        guard !digits.isEmpty, index < number.count, number[index] == UInt8(ascii: ".") else { return nil }
+        index += 1
+        while index < number.count, number[index] == UInt8(ascii: "0") { index += 1 }
+        guard index == number.count else { return nil }
+        var integer: Int64 = 0
+        for byte in digits {
+            let (times10, o1) = integer.multipliedReportingOverflow(by: 10)
+            let (next, o2) = negative ? times10.subtractingReportingOverflow(Int64(byte &- UInt8(ascii: "0")))
+                : times10.addingReportingOverflow(Int64(byte &- UInt8(ascii: "0")))
+            if o1 || o2 {
+                // Past Int64: exact only when the Double's own digits are these.
+                return String(format: "%.0f", value.magnitude).utf8.elementsEqual(digits) ? nil : .overflow
+            }
+            integer = next
+        }
+        return Int64(exactly: value) == integer ? nil : .value(integer)
+    }
+
+    /// Whether a Double (a REAL column) holds `value` exactly.
+    @inline(__always)
+    package static func isExactDouble(_ value: Int64) -> Bool {
+        value >= -(1 << 53) && value <= 1 << 53 || Int64(exactly: Double(value)) == value
     }
 
     /// For a REAL bound into a TEXT column: nil when SQLite's own conversion (15

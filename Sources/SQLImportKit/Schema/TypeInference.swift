@@ -1,4 +1,6 @@
 /// Infers a STRICT column type from the values seen, widening INTEGER → REAL → TEXT.
+/// Integers that a Double does not hold (past 2^53) and reals together make TEXT, the
+/// one type that holds both exactly.
 ///
 /// - JSON integers and booleans: INTEGER; JSON floats: REAL.
 /// - CSV text: INTEGER when it is an integer literal without leading zeros that fits
@@ -12,18 +14,26 @@ struct TypeTracker {
     }
 
     private(set) var inferred = Inferred.unknown
+    /// An integer that a Double does not hold (past 2^53, or `9007199254740993.0`) was
+    /// seen: REAL would refuse it, so a column that also holds reals is TEXT.
+    private var sawInexactInteger = false
 
     mutating func observe(_ cell: Cell, bytes: UnsafeBufferPointer<UInt8>) {
         let kind: Inferred
         switch cell.kind {
         case .absent, .null: return
-        case .integer: kind = .integer
+        case .integer:
+            kind = .integer
+            if !NumberText.isExactDouble(cell.payload) { sawInexactInteger = true }
         case .real: kind = .real
         case .text, .json, .numberAsText: kind = .text
         case .untypedText:
-            kind = Self.classify(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[Int(cell.payload) ..< Int(cell.payload) + Int(cell.length)])))
+            let text = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[Int(cell.payload) ..< Int(cell.payload) + Int(cell.length)]))
+            kind = Self.classify(text)
+            if kind != .text, case .integer(let value) = NumberText.affinityNumber(text), !NumberText.isExactDouble(value) { sawInexactInteger = true }
         }
         inferred = max(inferred, kind)
+        if inferred == .real && sawInexactInteger { inferred = .text }
     }
 
     static func classify(_ text: UnsafeRawBufferPointer) -> Inferred {

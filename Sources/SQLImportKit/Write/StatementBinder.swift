@@ -16,8 +16,8 @@ enum StatementBinder {
         /// `1e400` or `1e-400` (as text) into such a column, which would store infinity
         /// or zero.
         case unrepresentableNumber
-        /// An integer a Double cannot hold (past 2^53) into a REAL column, which would
-        /// store a neighbour.
+        /// An integer a Double cannot hold (past 2^53, also spelled `9007199254740993.0`)
+        /// into a REAL column, which would store a neighbour.
         case inexactReal
         /// A number kept with its exact digits (a `Decimal` of the Encodable API) into a
         /// column that would round it.
@@ -39,7 +39,7 @@ enum StatementBinder {
         case .absent, .null:
             sqlite3_bind_null(statement, index)
         case .integer:
-            if affinity == .real, !isExactDouble(cell.payload) { throw .inexactReal }
+            if affinity == .real, !NumberText.isExactDouble(cell.payload) { throw .inexactReal }
             sqlite3_bind_int64(statement, index, cell.payload)
         case .real:
             if affinity == .text, let text = NumberText.textWhereSQLiteWouldRound(cell.doubleValue) {
@@ -130,7 +130,7 @@ enum StatementBinder {
         case .unrepresentable:
             throw .unrepresentableNumber
         case .integer(let value):
-            if affinity == .real, !isExactDouble(value) { throw .inexactReal }
+            if affinity == .real, !NumberText.isExactDouble(value) { throw .inexactReal }
             sqlite3_bind_int64(statement, index, value)
             return true
         case .real(let value):
@@ -139,12 +139,6 @@ enum StatementBinder {
             sqlite3_bind_double(statement, index, value)
             return true
         }
-    }
-
-    /// Whether a REAL column holds `value` exactly.
-    @inline(__always)
-    private static func isExactDouble(_ value: Int64) -> Bool {
-        value >= -(1 << 53) && value <= 1 << 53 || Int64(exactly: Double(value)) == value
     }
 
     private static func isLeadingZeroNumber(_ cell: Cell, _ bytes: UnsafePointer<UInt8>) -> Bool {
