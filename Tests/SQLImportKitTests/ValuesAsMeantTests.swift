@@ -324,6 +324,14 @@ import Testing
         _ = TestSupport.write(#"{"id":3,"v":1234567890123456789.0,"a":99999999999999999999.0}"# + "\n", to: work.directory.appendingPathComponent("i.jsonl"))
         #expect(try work.run(["i.jsonl", "--db", "e.db", "--table", "i", "--upsert", "id"]).status == 0)
         #expect(try work.value("e.db", "SELECT v || ',' || a || ',' || typeof(a) FROM i WHERE id = 3") == "1234567890123456789,99999999999999999999.0,text")
+        // As a key, it is the same key as the integer: a first load (plain inserts while no
+        // key repeats) and the repeat count agree with what SQLite stores.
+        try TestSupport.createDatabase(work.path("k.db"), schema: "CREATE TABLE t (id TEXT PRIMARY KEY, k INTEGER, v TEXT); CREATE UNIQUE INDEX t_k ON t (k);")
+        _ = TestSupport.write("id,k,v\na,9007199254740993.0,first\nb,9007199254740993,second\nc,7,x\n", to: work.directory.appendingPathComponent("k.csv"))
+        let keys = try work.run(["k.csv", "--db", "k.db", "--table", "t", "--upsert", "k", "--report", "k.json"])
+        #expect(keys.status == 0, "\(keys.stderr)")
+        #expect(try work.value("k.db", "SELECT group_concat(id || ':' || k || ':' || v, ' ') FROM t") == "a:9007199254740993:second c:7:x")
+        #expect(keys.stderr.contains("1 duplicate keys"), "\(keys.stderr)")
     }
 
     /// 1, 1.5 and 9007199254740993 in a sample made a REAL column, which then refused

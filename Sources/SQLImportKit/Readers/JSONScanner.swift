@@ -26,17 +26,18 @@ struct JSONScanner {
     /// The field name being built (with `--flatten`, its path: see `FieldPath`).
     private let keyScratch: ByteStore
     private var slot = 0
-    private let nestedKeys: NestedKeySet
+    private let nestedKeys: NestedKeySet?
 
     /// The field being parsed, for error messages.
     var currentField: String? { keyScratch.isEmpty ? nil : FieldPath.dotted(keyScratch.string(0 ..< keyScratch.count)) }
 
     /// - Parameters:
     ///   - keys: scratch space for field names, reused across records.
-    ///   - nestedKeys: the keys of the nested objects being copied, reused across records.
+    ///   - nestedKeys: the keys of the nested objects being copied, reused across records;
+    ///     nil checks the grammar only (a key given twice is valid JSON).
     init(
         _ buffer: UnsafeBufferPointer<UInt8>, start: Int = 0, endIsFinal: Bool, maxDepth: Int = 512, flatten: Bool = false,
-        keys: ByteStore = ByteStore(capacity: 64), nestedKeys: NestedKeySet = NestedKeySet()
+        keys: ByteStore = ByteStore(capacity: 64), nestedKeys: NestedKeySet? = NestedKeySet()
     ) {
         keyScratch = keys
         self.nestedKeys = nestedKeys
@@ -258,8 +259,8 @@ struct JSONScanner {
                 output.append(UInt8(ascii: "}"))
                 return
             }
-            let objectKeys = nestedKeys.open()
-            defer { nestedKeys.close(objectKeys) }
+            let objectKeys = nestedKeys?.open() ?? 0
+            defer { nestedKeys?.close(objectKeys) }
             while true {
                 skipWhitespace()
                 guard try peek() == UInt8(ascii: "\"") else {
@@ -268,7 +269,7 @@ struct JSONScanner {
                 let keyStart = index
                 let mark = output.count
                 try scanString(decodingInto: output)
-                if !nestedKeys.insert(UnsafeRawBufferPointer(start: output.base + mark, count: output.count - mark), object: objectKeys) {
+                if let nestedKeys, !nestedKeys.insert(UnsafeRawBufferPointer(start: output.base + mark, count: output.count - mark), object: objectKeys) {
                     let name = output.string(mark ..< output.count)
                     throw .syntax(
                         "the key \"\(name)\" appears twice in one object, which JSON readers resolve differently (SQLite's JSON functions read the first value, most others the last); keep one",
@@ -479,10 +480,11 @@ struct JSONScanner {
 }
 
 extension JSONScanner {
-    /// Validates a whole document: one value and nothing after it but whitespace.
+    /// Validates a whole document: one value and nothing after it but whitespace, by
+    /// JSON's grammar alone (a key given twice in an object is valid JSON).
     /// Used to check a buffer that is the entire text.
     static func validateDocument(_ buffer: UnsafeBufferPointer<UInt8>, maxDepth: Int = 512) throws(Failure) {
-        var scanner = JSONScanner(buffer, endIsFinal: true, maxDepth: maxDepth)
+        var scanner = JSONScanner(buffer, endIsFinal: true, maxDepth: maxDepth, nestedKeys: nil)
         scanner.skipWhitespace()
         try scanner.copyValue(into: ByteStore(capacity: buffer.count + 16), depth: 1)
         scanner.skipWhitespace()

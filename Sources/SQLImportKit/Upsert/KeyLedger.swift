@@ -176,8 +176,18 @@ extension KeyLedger {
                             return
                         }
                         if NumberText.isNumberSyntax(text), let value = NumberText.parseDouble(text) {
-                            combine(number: value, into: &hasher)
-                            return
+                            switch NumberText.inexactWholeNumber(text, rounded: value) {
+                            case nil:
+                                combine(number: value, into: &hasher)
+                                return
+                            case .value(let integer)?:
+                                // `9007199254740993.0` is stored as the integer it spells.
+                                hasher.combine(0)
+                                hasher.combine(UInt64(bitPattern: integer))
+                                return
+                            default:
+                                break  // past Int64: refused, or kept as text
+                            }
                         }
                     }
                     hasher.combine(text: text, foldsCase: column.foldsCase, trimsTrailingSpaces: column.trimsTrailingSpaces)
