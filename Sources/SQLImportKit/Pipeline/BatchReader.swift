@@ -154,8 +154,10 @@ final class BatchReader: BatchSource, @unchecked Sendable {
                     // Past the batches the writer may hold before it decides, wait for
                     // its decision: runs then start at the same record whatever the
                     // timing (`KeyOrder`).
+                    // (The batches before it are read as batches even when the writer
+                    // decided early: whether it had was a matter of timing.)
                     if let keyOrder, batchesRead >= batchesTheWriterMayHold { keyOrder.awaitDecision() }
-                    if let keyOrder, let spec = keyOrder.spec {
+                    if let keyOrder, batchesRead >= batchesTheWriterMayHold, let spec = keyOrder.spec {
                         // Read into the stage, then copy it sorted into a free run.
                         let stage = self.stage ?? RecordBatch()
                         self.stage = stage
