@@ -207,6 +207,36 @@ extension StrategyEquivalenceTests.Generator {
         #expect(ids[128] != base[128].id)
     }
 
+    /// A writer that decides before the reader has read the batches it may hold (an
+    /// existing table decides at its first batch) does not make the reader sort earlier:
+    /// whether it had decided was timing, and two runs of one input alternated between
+    /// two rowid orders.
+    @Test func theBatchesBeforeTheDecisionAreBatchesEvenWhenTheWriterDecidedEarly() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let lines = (0 ..< 400).map { #"{"id":"\#(UUID().uuidString)","v":\#($0)}"# }
+        let input = TestSupport.write(lines.joined(separator: "\n") + "\n", to: directory.appendingPathComponent("in.jsonl"))
+        let keyOrder = KeyOrder(memoryBytes: 1 << 20, runBytes: 16 << 10)
+        keyOrder.spec = KeyOrder.Spec(sortColumns: [KeyOrder.Column(input: 0, comparison: .binary)], guardColumns: [], description: "id")
+        keyOrder.decide()
+        let reader = BatchReader(paths: [input], options: ReaderOptions(), rowsPerBatch: 64, spareBatches: 1, keyOrder: keyOrder)
+        reader.start()
+        defer { reader.stop() }
+        var runs: [Bool] = []
+        reading: while let item = reader.next() {
+            switch item {
+            case .batch(let batch):
+                if batch.rowCount > 0 { runs.append(batch.isRun) }
+                reader.recycle(batch)
+            case .finished: break reading
+            case .failed(let error): throw error
+            case .opened: continue
+            }
+        }
+        #expect(reader.batchesTheWriterMayHold == 2)
+        #expect(runs.count > 3 && runs.prefix(3) == [false, false, true], "\(runs)")
+    }
+
     @Test func aRunWhereTwoRecordsShareTheOtherClausesKeyKeepsItsInputOrder() throws {
         let directory = TestSupport.temporaryDirectory()
         defer { TestSupport.remove(directory) }
