@@ -312,4 +312,50 @@ import Testing
         #expect(restored.status == 0, "\(restored.stderr)")
         #expect(try work.value("SELECT v FROM items WHERE id = 'C' AND deletedAt IS NOT NULL") == 5)
     }
+
+    /// A record that omits a target column with a DEFAULT has that default as its key, as
+    /// SQLite's own upsert gives it: key-ordered runs wrote the later of two records with
+    /// the same key first (the row kept the earlier record's value and another id), a
+    /// first load refused the input at its deferred index build, and `--null-key` set a
+    /// valid record aside or refused it, naming its key `() = ()`.
+    @Test(arguments: ["0", "1", "48"])
+    func aRecordOmittingATargetColumnWithADefaultHasTheDefaultAsItsKey(_ sortMemory: String) throws {
+        var lines = (0 ..< 3000).map { index in #"{"id":"\#(UUID().uuidString)","libraryID":\#(index % 5),"remoteID":"f\#(index)","v":"filler"}"# }
+        lines += [#"{"id":"zzzz","libraryID":7,"remoteID":"r","v":"first"}"#, #"{"id":"0000","libraryID":7,"v":"second"}"#]
+        for empty in [false, true] {
+            for strategy in ["typed", "cached", "multirow"] {
+                let work = Workspace()
+                defer { work.cleanUp() }
+                try work.schema("""
+                    CREATE TABLE t (id TEXT PRIMARY KEY, libraryID INTEGER, remoteID TEXT DEFAULT 'r', v TEXT);
+                    CREATE UNIQUE INDEX u ON t (libraryID, remoteID);
+                    \(empty ? "" : "INSERT INTO t VALUES ('pre', 99, 'pre', 'kept');")
+                    """)
+                _ = TestSupport.write(lines.joined(separator: "\n") + "\n", to: work.directory.appendingPathComponent("in.jsonl"))
+                let run = try work.run(["in.jsonl", "--table", "t", "--upsert", "libraryID,remoteID", "--strategy", strategy, "--sort-memory", sortMemory])
+                #expect(run.status == 0, "\(strategy) empty \(empty): \(run.stderr)")
+                #expect(try work.value("SELECT id || ':' || v FROM t WHERE libraryID = 7 AND remoteID = 'r'") == "zzzz:second", "\(strategy) empty \(empty)")
+                #expect(try work.counts()["duplicateKeys"] == 1 && work.counts()["nullKey"] == 0, "\(strategy) empty \(empty)")
+            }
+        }
+    }
+
+    /// The same with a composite primary key, and a key column without a default: that
+    /// one is a NULL key, named with the column it lacks.
+    @Test func aCompositeKeyColumnsDefaultIsTheKeyAndAnOmittedColumnIsNamed() throws {
+        let work = Workspace()
+        defer { work.cleanUp() }
+        try work.schema("CREATE TABLE t (a TEXT NOT NULL, b TEXT NOT NULL DEFAULT 'x', v INTEGER, PRIMARY KEY (a, b));")
+        _ = TestSupport.write(#"{"a":"K","b":"x","v":1}"# + "\n" + #"{"a":"K","v":2}"# + "\n", to: work.directory.appendingPathComponent("in.jsonl"))
+        for nullKey in ["error", "skip", "insert"] {
+            let run = try work.run(["in.jsonl", "--table", "t", "--upsert", "a,b", "--null-key", nullKey])
+            #expect(run.status == 0, "\(nullKey): \(run.stderr)")
+            #expect(try work.value("SELECT group_concat(a || b || v) FROM t") == "Kx2", "\(nullKey)")
+        }
+        try work.schema("CREATE TABLE u (org INTEGER, email TEXT, v INTEGER, UNIQUE (org, email));")
+        _ = TestSupport.write(#"{"org":2,"email":"a@x","v":1}"# + "\n" + #"{"email":"b@x","v":2}"# + "\n", to: work.directory.appendingPathComponent("u.jsonl"))
+        let run = try work.run(["u.jsonl", "--table", "u", "--upsert", "org,email"])
+        #expect(run.status == 65)
+        #expect(run.stderr.contains(#"the record's key ("org", "email") = (absent, "b@x") has a NULL column"#), "\(run.stderr)")
+    }
 }

@@ -88,7 +88,9 @@ extension ImportRun {
             case (.text, "RTRIM"): comparison = .rightTrim
             default: return nil
             }
-            columns.append(KeyOrder.Column(input: inputs[0], comparison: comparison, isRowidAlias: schema.rowidAlias == column.name))
+            columns.append(KeyOrder.Column(
+                input: inputs[0], comparison: comparison, isRowidAlias: schema.rowidAlias == column.name,
+                hasDefault: column.defaultSQL.map { $0.uppercased() != "NULL" } ?? false))
         }
         return columns
     }

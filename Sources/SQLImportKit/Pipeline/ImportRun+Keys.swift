@@ -51,7 +51,7 @@ extension ImportRun {
             switch options.nullKey {
             case .error:
                 let shape = plan.shapes[index]
-                throw UpsertError.nullKey(position: position, key: describeKey(row: row, of: batch, shape: shape, columns: keyColumns(of: shape).target), why: why)
+                throw UpsertError.nullKey(position: position, key: describeTargetKey(row: row, of: batch, shape: shape), why: why)
             case .skip:
                 plan.decisions[index] = .pass
                 try reject(RejectedRecord(
@@ -110,6 +110,18 @@ extension ImportRun {
         let key = describeKey(row: row, of: batch, shape: shape, columns: byTarget ? columns.target : columns.primaryKey)
         if options.duplicateKeys == .error { throw UpsertError.duplicateKey(earlier: earlier, later: later, key: key) }
         firstDuplicate = "\(earlier) and \(later.input):\(later.line) share \(key)"
+    }
+
+    /// The target's key of a record, a column it omits named `absent`:
+    /// `("org", "email") = (absent, "b@x")`. (A key with an omitted column printed as
+    /// `() = ()`.)
+    func describeTargetKey(row: Int, of batch: RecordBatch, shape: RowShape) -> String {
+        let names = target?.columns ?? []
+        let values = names.map { name -> String in
+            guard let position = shape.statement.columns.firstIndex(where: { $0.sqliteFolded == name.sqliteFolded }) else { return "absent" }
+            return session!.describe(batch.cell(row: row, column: shape.inputColumns[position]), batch)
+        }
+        return "(\(SQLIdentifier.quoteList(names))) = (\(values.joined(separator: ", ")))"
     }
 
     /// `("libraryID", "remoteID") = (1, "r1")`.

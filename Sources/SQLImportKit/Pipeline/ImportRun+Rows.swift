@@ -14,6 +14,7 @@ extension ImportRun {
         }
         let session = try self.session ?? startSession()
         self.session = session
+        try fillKeyDefaults(batch)
         if batch.bytes.isEmpty { batch.bytes.append(0) }  // a valid base address
         let inputName = inputNames[batch.inputIndex]
         // Records an interrupted run already committed are passed over.

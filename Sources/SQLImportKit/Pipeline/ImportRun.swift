@@ -46,6 +46,8 @@ final class ImportRun {
     var undecidedNestedFields: [String: NestedFields.UndecidedField] = [:]
     /// Why the records are not sorted by key (`KeyOrder`), when they are not.
     var keyOrderRefusal: String?
+    /// The literal defaults of the conflict target's columns (`fillKeyDefaults`), once read.
+    var keyDefaultsOfTarget: [Int: DatabaseValue]?
 
     // The sync mirror (`ImportRun+Mirror`).
     var scopeInputs: [Int] = []

@@ -23,7 +23,8 @@ import Foundation
 ///   rowid alias the run generates, a unique index other than the two clauses' (an
 ///   update may free a value that an earlier-sorted record takes), `--alter` (a new
 ///   column's type comes from the batch it first appears in); and a run keeps its input
-///   order when a record lacks the rowid alias, or holds a NUL in a `NOCASE` key.
+///   order when a record lacks the rowid alias or a key column with a default, or holds a
+///   NUL in a `NOCASE` key.
 ///
 /// Checkpoints stay exact: a batch never crosses a `--commit-every` boundary, and a
 /// resumed run skips committed records by their byte offsets (`ImportRun.write`).
@@ -48,6 +49,11 @@ final class KeyOrder: @unchecked Sendable {
         /// The table's rowid alias (`INTEGER PRIMARY KEY`): a record without it gets a
         /// rowid in write order, so a run where one lacks it keeps its input order.
         var isRowidAlias = false
+        /// The column has a DEFAULT: a record without it gets that value, not NULL, so a
+        /// run where one lacks it keeps its input order (a NULL never conflicts; the
+        /// default may). (The writer fills literal defaults in, `ImportRun.fillKeyDefaults`,
+        /// after the run is sorted.)
+        var hasDefault = false
     }
 
     struct Spec: Sendable, Equatable {
@@ -163,6 +169,7 @@ final class KeyOrder: @unchecked Sendable {
                 let cell = batch.cell(row: row, column: column.input)
                 guard fits(cell, column.comparison) else { return nil }
                 if column.isRowidAlias && (cell.kind == .null || cell.kind == .absent) { return nil }
+                if column.hasDefault && cell.kind == .absent { return nil }
                 // NOCASE stops comparing at a NUL byte (it compares C strings).
                 if column.comparison == .noCase && cell.kind != .null && cell.kind != .absent
                     && text(cell, .binary, base).contains(0)

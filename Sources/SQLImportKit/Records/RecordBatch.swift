@@ -171,6 +171,37 @@ package final class RecordBatch: @unchecked Sendable {
         isReordered = order != nil
     }
 
+    /// Sets input column `column` to `cell` in every row that lacks it (the cell is
+    /// `absent`, or the row ends before it); returns how many rows it set. Rows that end
+    /// before the column are widened, which moves the cells (a rare path: a record that
+    /// omits a key column with a default, `ImportRun.fillKeyDefaults`).
+    @discardableResult
+    func fillAbsent(column: Int, with cell: Cell) -> Int {
+        var widens = false
+        for row in 0 ..< rowCount where Int(rowLengths[row]) <= column {
+            widens = true
+            break
+        }
+        if widens {
+            let old = Array(UnsafeBufferPointer(start: cells.base, count: cells.count))
+            cells.removeAll()
+            for row in 0 ..< rowCount {
+                let start = rowStarts[row]
+                let length = Int(rowLengths[row])
+                rowStarts[row] = cells.count
+                for offset in start ..< start + length { cells.append(old[offset]) }
+                for _ in length ..< max(length, column + 1) { cells.append(.absent) }
+                rowLengths[row] = UInt32(max(length, column + 1))
+            }
+        }
+        var filled = 0
+        for row in 0 ..< rowCount where cells[rowStarts[row] + column].kind == .absent {
+            cells[rowStarts[row] + column] = cell
+            filled += 1
+        }
+        return filled
+    }
+
     /// Empties the batch and gives its memory back (a small batch once sorted runs
     /// have taken over, `BatchReader.recycle`).
     func releaseMemory() {
