@@ -72,7 +72,8 @@ extension PostgresRun {
         for (name, isInteger) in types {
             let fields = columnOfField.indices.filter { columnOfField[$0] == name }
             guard fields.count == 1 else { return nil }
-            columns.append(KeyOrder.Column(input: fields[0], comparison: isInteger ? .integer : .binary))
+            columns.append(KeyOrder.Column(
+                input: fields[0], comparison: isInteger ? .integer : .binary, hasDefault: schema.column(named: name)?.hasDefault ?? false))
         }
         return columns
     }

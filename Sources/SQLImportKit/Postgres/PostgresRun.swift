@@ -44,6 +44,8 @@ final class PostgresRun {
     /// The reader's sorted runs (`PostgresRun+KeyOrder`); nil with `--sort-memory 0`.
     var keyOrder: KeyOrder?
     var keyOrderDecided = false
+    /// The literal defaults of the target's columns, as text (`fillKeyDefaults`).
+    var targetDefaults: [String: String]?
     /// A first load's indexes, dropped to be built at its end (`PostgresRun+DeferredIndexes`).
     var deferredIndexes: DeferredIndexes?
     var indexDeferralDecided = false
@@ -228,6 +230,7 @@ final class PostgresRun {
         summary.inputs[batch.inputIndex].bytesRead = batch.inputBytesConsumed
         fileProgress.record(batch)
         if !keysOnServer && seenKeys.count > options.postgresKeysInMemory { try spillKeys() }
+        try fillKeyDefaults(batch)
         try writeIsolatingRefusals(batch, from: first) { row, refusal in
             let position = batch.position(row: row, inputName: inputNames[batch.inputIndex])
             var refusal = refusal
@@ -321,7 +324,10 @@ final class PostgresRun {
     /// Plans and writes `rows` of `batch`, in their order.
     private func write(rows selected: [Int], of batch: RecordBatch) throws {
         guard !selected.isEmpty else { return }
-        // The key columns' fields: in every record's shape (a missing one is NULL).
+        // The key columns' fields (a missing one is NULL): the target's in every record's
+        // shape, so that a record without one takes the NULL-key route; the primary key's
+        // where the record has them, so that one without gets the column's default or
+        // identity, as the row SQLite inserts gets its rowid.
         func fields(of key: PostgresSchema.UniqueKey?) -> [Int]? {
             guard let key else { return nil }
             var found: [Int] = []
@@ -340,7 +346,7 @@ final class PostgresRun {
         if case .newer(let column) = options.merge, !columnOfField.contains(where: { $0?.lowercased() == column.lowercased() }) {
             throw UpsertError.newerColumnMissing(column: column, table: schema.table)
         }
-        let keyFields = Set((targetFields ?? []) + (primaryFields ?? []))
+        let keyFields = Set(targetFields ?? [])
         // A record outside the target's partial index has no target key to repeat, as on
         // SQLite (`ImportRun.keyFingerprint`); known here where the record's cells decide
         // the predicate (`NullTestPredicate`), else the server's routing decides. (A cell
