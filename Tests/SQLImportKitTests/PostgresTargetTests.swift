@@ -168,6 +168,45 @@ import Testing
         #expect(lite.trimmingCharacters(in: .newlines) == expected.joined(separator: "\n"))
     }
 
+    /// PostgreSQL rounds `numeric(p,s)` and `timestamp(p)` and cuts a `varchar(n)` value's
+    /// trailing spaces past n without a word: two different keys became one row, and a
+    /// re-run called the rounded rows unchanged. Such values are refused, naming why;
+    /// values the column holds as written pass.
+    @Test func aValueTheColumnsSizeWouldCutIsRefused() throws {
+        let url = try PostgresServer.database(schema: Self.schemaName(#function), setUp: """
+            CREATE TABLE p (sku text PRIMARY KEY, price numeric(6,2), code varchar(3), flag char(2), at timestamptz(0), t timestamp);
+            """)
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let lines = [
+            #"{"sku":"ok","price":1.2300,"code":"ab","flag":"y","at":"2026-01-01T00:00:01.000Z","t":"2026-01-01 00:00:00.123456"}"#,
+            #"{"sku":"ok2","price":"19.99","code":"abc","flag":"y ","at":"2026-01-01T00:00:01Z","t":"2026-01-01 00:00:00.1234560"}"#,
+            #"{"sku":"price","price":1.234}"#,
+            #"{"sku":"text price","price":"0.005"}"#,
+            #"{"sku":"exponent","price":"1.5e-3"}"#,
+            #"{"sku":"code","code":"abc "}"#,
+            #"{"sku":"flag","flag":"ab   "}"#,
+            #"{"sku":"at","at":"2026-01-01T00:00:00.7Z"}"#,
+            #"{"sku":"t","t":"2026-01-01 00:00:00.1234567"}"#,
+        ]
+        TestSupport.write(lines.joined(separator: "\n") + "\n", to: directory.appendingPathComponent("p.jsonl"))
+        let run = try TestSupport.run(["p.jsonl", "--db", url, "--table", "p", "--upsert", "sku", "--on-error", "skip", "--rejects", "bad.jsonl"], in: directory)
+        #expect(run.status == 2, "\(run.stderr)")
+        let rejects = try String(contentsOf: directory.appendingPathComponent("bad.jsonl"), encoding: .utf8)
+        for why in [
+            #"field \"price\" = 1.234 has 3 decimal places, and this numeric(6,2) column would round it to 2"#,
+            #"field \"price\" = 0.005 has 3 decimal places"#, #"field \"price\" = 1.5e-3 has 4 decimal places"#,
+            #"has 4 characters, and this character varying(3) column would cut its trailing spaces"#,
+            #"has 5 characters, and this character(2) column"#,
+            #"has fractional seconds to 1 digits, and this timestamp(0) with time zone column would round them to 0"#,
+            #"has fractional seconds to 7 digits, and this timestamp without time zone column would round them to 6"#,
+        ] {
+            #expect(rejects.contains(why), "\(why)\n\(rejects)")
+        }
+        #expect(rejects.split(separator: "\n").count == 7)
+        #expect(try PostgresServer.query(url, "SELECT sku, price, code FROM p ORDER BY sku").trimmingCharacters(in: .newlines) == "ok|1.23|ab\nok2|19.99|abc")
+    }
+
     /// COPY applies no rewrite rules, so a table with an INSERT rule is never COPYed into:
     /// its first load still goes through INSERT, and the rule still runs for each row.
     @Test func aFirstLoadIntoATableWithAnInsertRuleKeepsTheRule() throws {

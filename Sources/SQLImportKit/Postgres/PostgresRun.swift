@@ -656,6 +656,7 @@ final class PostgresRun {
         let types = fields.map { schema.column(named: columnOfField[$0]!)?.type ?? "" }
         let isJSON = types.map { $0 == "json" || $0 == "jsonb" }
         let families = types.map(PostgresValueCheck.Family.init(type:))
+        let limits = types.map(PostgresValueCheck.Limit.init(type:))
         let isFloat = families.map { $0 == .double || $0 == .float }
         var quoted: [UInt8] = []
         try batch.bytes.withUnsafeBufferPointer { buffer in
@@ -678,10 +679,13 @@ final class PostgresRun {
                         quoted.withUnsafeBytes { Self.appendEscaped($0, to: &out) }
                         continue
                     }
-                    if let why = PostgresValueCheck.refusal(cell, family: families[position], bytes: bytes) {
+                    if let why = PostgresValueCheck.refusal(cell, family: families[position], bytes: bytes)
+                        ?? (limits[position] == .none ? nil : PostgresValueCheck.refusal(cell, limit: limits[position], type: types[position], bytes: bytes))
+                    {
+                        let value = cell.kind == .integer ? String(cell.payload) : cell.kind == .real ? NumberText.shortest(cell.doubleValue) : batch.text(cell)
                         throw PostgresError(
                             kind: .data,
-                            message: "field \(SQLIdentifier.quote(fieldNames[field])) = \(cell.kind == .integer ? String(cell.payload) : batch.text(cell)) \(why)",
+                            message: "field \(SQLIdentifier.quote(fieldNames[field])) = \(value) \(why)",
                             position: batch.position(row: row, inputName: inputNames[batch.inputIndex]))
                     }
                     if isFloat[position], cell.kind == .text || cell.kind == .untypedText || cell.kind == .real,

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Numbers a PostgreSQL column would store otherwise than written, refused as the SQLite
 /// target refuses them (`StatementBinder.Refusal`): PostgreSQL parses every value COPY
 /// sends it, and rounds or drops digits without a word where SQLite's rules say no.
@@ -94,5 +96,141 @@ enum PostgresValueCheck {
         }
         let body = text[index...]
         return body.contains(UInt8(ascii: "_")) && body.allSatisfy { $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: ".") || $0 &- UInt8(ascii: "0") < 10 }
+    }
+}
+
+/// What a column's declared size would cut from a value without a word, refused like the
+/// numbers above: PostgreSQL rounds a `numeric(p,s)` to `s` places and a `timestamp(p)` to
+/// `p` digits of a second, and cuts a `varchar(n)` or `char(n)` value's trailing spaces
+/// past `n` characters (the SQL standard's rule) — two keys that differ there become one
+/// row. A longer value of other characters, or more integer digits than `p - s`, the
+/// server refuses itself.
+extension PostgresValueCheck {
+    enum Limit: Equatable {
+        case none
+        case scale(Int)
+        case characters(Int)
+        case fractionalSeconds(Int)
+
+        /// From `format_type`: `numeric(6,2)`, `character varying(3)`, `character(3)`,
+        /// `timestamp(0) with time zone`, `time without time zone` (6 digits).
+        init(type: String) {
+            func modifiers(after prefix: String) -> [Int]? {
+                guard type.hasPrefix(prefix + "("), let close = type.firstIndex(of: ")") else { return nil }
+                return type[type.index(type.startIndex, offsetBy: prefix.count + 1) ..< close].split(separator: ",").compactMap {
+                    Int($0.trimmingCharacters(in: .whitespaces))
+                }
+            }
+            if let numbers = modifiers(after: "numeric"), numbers.count == 2 {
+                self = .scale(numbers[1])
+            } else if let numbers = modifiers(after: "character varying") ?? modifiers(after: "character"), numbers.count == 1 {
+                self = .characters(numbers[0])
+            } else if let numbers = modifiers(after: "timestamp") ?? modifiers(after: "time"), numbers.count == 1 {
+                self = .fractionalSeconds(numbers[0])
+            } else if type.hasPrefix("timestamp ") || type.hasPrefix("time ") {
+                self = .fractionalSeconds(6)
+            } else {
+                self = .none
+            }
+        }
+    }
+
+    /// Why `cell` would be stored cut by a column of `type` (its `limit`), or nil.
+    static func refusal(_ cell: Cell, limit: Limit, type: String, bytes: UnsafePointer<UInt8>) -> String? {
+        func text(_ body: (UnsafeRawBufferPointer) -> String?) -> String? {
+            switch cell.kind {
+            case .text, .untypedText: return body(UnsafeRawBufferPointer(start: bytes + Int(cell.payload), count: Int(cell.length)))
+            case .real:
+                guard cell.doubleValue.isFinite else { return nil }
+                return Array(cell.doubleValue.description.utf8).withUnsafeBytes(body)
+            default: return nil
+            }
+        }
+        switch limit {
+        case .none:
+            return nil
+        case .scale(let scale):
+            return text { text in
+                guard let places = decimalPlaces(text), places > scale else { return nil }
+                return "has \(places) decimal places, and this \(type) column would round it to \(scale); round it in the input, or widen the column's scale"
+            }
+        case .characters(let limit):
+            guard cell.kind == .text || cell.kind == .untypedText else { return nil }
+            return text { text in
+                let characters = text.reduce(0) { $1 & 0xC0 == 0x80 ? $0 : $0 + 1 }
+                guard characters > limit, text.suffix(characters - limit).allSatisfy({ $0 == 0x20 }) else { return nil }
+                return "has \(characters) characters, and this \(type) column would cut its trailing spaces to fit \(limit); trim them in the input, or widen the column"
+            }
+        case .fractionalSeconds(let precision):
+            guard cell.kind == .text || cell.kind == .untypedText else { return nil }
+            return text { text in
+                guard let digits = fractionalSecondDigits(text), digits > precision else { return nil }
+                return "has fractional seconds to \(digits) digits, and this \(type) column would round them to \(precision); round them in the input, or give the column more precision"
+            }
+        }
+    }
+
+    /// The decimal places a number needs (`1.2300` 2, `1.5e-3` 4, `12e2` 0), or nil when
+    /// the text is no decimal number.
+    static func decimalPlaces(_ text: UnsafeRawBufferPointer) -> Int? {
+        var index = 0
+        while index < text.count, text[index] == 0x20 || text[index] &- 0x09 < 5 { index += 1 }
+        if index < text.count, text[index] == UInt8(ascii: "+") || text[index] == UInt8(ascii: "-") { index += 1 }
+        var digits: [UInt8] = []
+        var fraction = 0
+        var seenPoint = false
+        while index < text.count {
+            let byte = text[index]
+            if byte &- UInt8(ascii: "0") < 10 {
+                digits.append(byte)
+                if seenPoint { fraction += 1 }
+            } else if byte == UInt8(ascii: "."), !seenPoint {
+                seenPoint = true
+            } else {
+                break
+            }
+            index += 1
+        }
+        guard !digits.isEmpty else { return nil }
+        var exponent = 0
+        if index < text.count, text[index] | 0x20 == UInt8(ascii: "e") {
+            index += 1
+            var negative = false
+            if index < text.count, text[index] == UInt8(ascii: "+") || text[index] == UInt8(ascii: "-") {
+                negative = text[index] == UInt8(ascii: "-")
+                index += 1
+            }
+            var value = 0
+            var any = false
+            while index < text.count, text[index] &- UInt8(ascii: "0") < 10 {
+                value = min(value * 10 + Int(text[index] &- UInt8(ascii: "0")), 100_000)
+                any = true
+                index += 1
+            }
+            guard any else { return nil }
+            exponent = negative ? -value : value
+        }
+        while index < text.count, text[index] == 0x20 || text[index] &- 0x09 < 5 { index += 1 }
+        guard index == text.count else { return nil }
+        let trailingZeros = digits.reversed().prefix { $0 == UInt8(ascii: "0") }.count
+        return max(fraction - exponent - trailingZeros, 0)
+    }
+
+    /// The digits of the first time's fraction of a second (`12:00:00.700` 1), its
+    /// trailing zeros aside; nil without one.
+    static func fractionalSecondDigits(_ text: UnsafeRawBufferPointer) -> Int? {
+        func isDigit(_ index: Int) -> Bool { index < text.count && text[index] &- UInt8(ascii: "0") < 10 }
+        var index = 0
+        while index + 3 < text.count {
+            if text[index] == UInt8(ascii: ":"), isDigit(index + 1), isDigit(index + 2), text[index + 3] == UInt8(ascii: ".") {
+                var end = index + 4
+                while isDigit(end) { end += 1 }
+                var last = end
+                while last > index + 4, text[last - 1] == UInt8(ascii: "0") { last -= 1 }
+                return last - (index + 4)
+            }
+            index += 1
+        }
+        return nil
     }
 }
