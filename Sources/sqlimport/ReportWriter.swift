@@ -88,19 +88,8 @@ enum ReportWriter {
         return (info.st_mode & S_IFMT) == S_IFREG ? nil : destination
     }
 
-    /// The file a symbolic link names (relative links from the link's folder).
-    static func resolvedLink(_ path: String) -> String {
-        var resolved = path
-        // (A chain of links, up to a bound; a link to a missing file names where to write.)
-        for _ in 0 ..< 16 {
-            var info = stat()
-            guard lstat(resolved, &info) == 0, (info.st_mode & S_IFMT) == S_IFLNK,
-                let target = try? FileManager.default.destinationOfSymbolicLink(atPath: resolved)
-            else { break }
-            resolved = target.hasPrefix("/") ? target : URL(fileURLWithPath: resolved).deletingLastPathComponent().appendingPathComponent(target).path
-        }
-        return resolved
-    }
+    /// The file a symbolic link names (`AtomicOutputFile.resolvedLink`).
+    static func resolvedLink(_ path: String) -> String { AtomicOutputFile.resolvedLink(path) }
 
     /// Fails now, before anything is written to the database, when the report could not
     /// be written at the end: its folder is missing or not writable.

@@ -55,7 +55,15 @@ struct Snapshot: ParsableCommand {
             let display = ProgressDisplay.make(mode: progress, quiet: quiet)
             defer { display?.finish() }
             let summary = try Snapshotter(options: options).run(progress: display.map { display in { display.update($0) } })
-            if !quiet { StandardOutput.write(summary.output + "\n") }
+            // The snapshot's name goes to standard output, for scripts; to standard error
+            // when the snapshot itself went to a descriptor (`-o /dev/stdout`).
+            if !quiet {
+                if AtomicOutputFile.writesInPlace(summary.output) {
+                    FileHandle.standardError.writeLine(summary.output)
+                } else {
+                    StandardOutput.write(summary.output + "\n")
+                }
+            }
         } catch {
             FileHandle.standardError.writeLine("sqlimport: error: \(ExitStatus.message(for: error))")
             throw ExitCode(ExitStatus.code(for: error))

@@ -106,6 +106,50 @@ import Testing
         #expect(result.stdout == "{\"id\":1,\"name\":\"plain ✓\"}\n")
     }
 
+    /// `-o` through a symbolic link replaces the file it names, and the link stays; a
+    /// FIFO or a descriptor (`/dev/stdout`) is written in place, without --force. (The
+    /// temporary file was renamed over the path itself: the link became a file, a FIFO's
+    /// reader got nothing, and as root `-o /dev/stdout` replaced the device node.)
+    @Test func anOutputThroughALinkAFIFOOrADescriptorGoesWhereItPoints() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        _ = try Self.makeDatabase(in: directory)
+        let query = ["--query", "SELECT id, name FROM items WHERE id = 1", "--db", "app.db"]
+        let expected = "{\"id\":1,\"name\":\"plain ✓\"}\n"
+        // A link.
+        TestSupport.write("old\n", to: directory.appendingPathComponent("real.jsonl"))
+        try FileManager.default.createSymbolicLink(atPath: directory.appendingPathComponent("link.jsonl").path, withDestinationPath: "real.jsonl")
+        let linked = try TestSupport.run(["export"] + query + ["-o", "link.jsonl", "--force"], in: directory)
+        #expect(linked.status == 0, "\(linked.stderr)")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: directory.appendingPathComponent("link.jsonl").path) == "real.jsonl")
+        #expect(try String(contentsOf: directory.appendingPathComponent("real.jsonl"), encoding: .utf8) == expected)
+        // A FIFO, read by another process.
+        let fifo = directory.appendingPathComponent("pipe.jsonl").path
+        #expect(mkfifo(fifo, 0o644) == 0)
+        let reader = Process()
+        reader.executableURL = URL(fileURLWithPath: "/bin/sh")
+        reader.arguments = ["-c", "cat '\(fifo)' > '\(directory.appendingPathComponent("from-pipe.txt").path)'"]
+        try reader.run()
+        let piped = try TestSupport.run(["export"] + query + ["-o", "pipe.jsonl"], in: directory)
+        reader.waitUntilExit()
+        #expect(piped.status == 0, "\(piped.stderr)")
+        #expect(try String(contentsOf: directory.appendingPathComponent("from-pipe.txt"), encoding: .utf8) == expected)
+        var info = stat()
+        #expect(stat(fifo, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO)
+        // A descriptor: standard output.
+        let descriptor = try TestSupport.run(["export"] + query + ["-o", "/dev/stdout", "--format", "jsonl"], in: directory)
+        #expect(descriptor.status == 0, "\(descriptor.stderr)")
+        #expect(descriptor.stdout == expected)
+        let snapshot = try TestSupport.run(["snapshot", "--db", "app.db", "-o", "/dev/stdout"], in: directory)
+        // (The zstd frame's magic starts with "(", and the snapshot's name goes to stderr.)
+        #expect(snapshot.status == 0 && snapshot.stdout.hasPrefix("(") && !snapshot.stdout.contains("/dev/stdout"), "\(snapshot.stderr)")
+        #expect(snapshot.stderr.contains("/dev/stdout"))
+        // A database is checked under its temporary name: restore names a file.
+        #expect(try TestSupport.run(["snapshot", "--db", "app.db", "-o", "snap.sqlite.zst"], in: directory).status == 0)
+        let restore = try TestSupport.run(["restore", "snap.sqlite.zst", "--db", "/dev/null"], in: directory)
+        #expect(restore.status != 0 && restore.stderr.contains("it is a FIFO, a device or a descriptor, not a file"), "\(restore.stderr)")
+    }
+
     @Test func zstdLevelAndWorkerThreadsStillMakeOneValidFrame() throws {
         let directory = TestSupport.temporaryDirectory()
         defer { TestSupport.remove(directory) }

@@ -1,3 +1,5 @@
+import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -8,19 +10,44 @@ import Darwin
 /// only when complete, so that no reader ever sees half a file and a failure leaves the
 /// destination as it was. The temporary file is registered with `TemporaryFiles` for
 /// removal on a signal, and removed on failure or when the value is dropped uncommitted.
+///
+/// A symbolic link is followed: the file it names is replaced, and the link stays. A FIFO
+/// or a device (`-o /dev/stdout`, or a link to one) is written in place, as a shell
+/// redirection writes it: renaming over it would replace the node itself (a run as root
+/// replaced `/dev/stdout` with a regular file, and the pipe got nothing).
 package final class AtomicOutputFile {
-    /// The final path.
+    /// The final path, as given.
     package let destination: String
-    /// The path being written.
+    /// The path being written: the temporary file, or the FIFO or device itself.
     package let temporaryPath: String
+    /// True when the destination is a FIFO or device, written in place.
+    package let writesInPlace: Bool
+    /// Where the temporary file goes once complete (the link's file for a link).
+    private let finalPath: String
     /// The open descriptor of the temporary file.
     package private(set) var descriptor: Int32 = -1
     private var finished = false
 
-    /// Creates the temporary file (exclusively, mode 0666 less the umask).
-    package init(destination: String, purpose: String = "partial") throws(OutputError) {
+    /// Creates the temporary file (exclusively, mode 0666 less the umask), or opens a
+    /// FIFO or device in place.
+    /// - Parameter inPlace: whether a FIFO or device may be the destination (not for a
+    ///   database, which is checked under its temporary name before it is renamed).
+    package init(destination: String, purpose: String = "partial", inPlace: Bool = true) throws(OutputError) {
         self.destination = destination
-        temporaryPath = TemporaryFiles.sibling(of: destination, purpose: purpose)
+        finalPath = Self.resolvedLink(destination)
+        writesInPlace = Self.writesInPlace(destination)
+        if writesInPlace {
+            guard inPlace else {
+                throw .cannotCreate(path: destination, reason: "it is a FIFO, a device or a descriptor, not a file; name a file")
+            }
+            temporaryPath = finalPath
+            // A descriptor's file (`/dev/stdout` redirected with >>) is appended to.
+            let fd = open(finalPath, O_WRONLY | O_CLOEXEC | (Self.isSpecialFile(finalPath) ? 0 : O_APPEND))
+            guard fd >= 0 else { throw .cannotCreate(path: destination, reason: String(cString: strerror(errno))) }
+            descriptor = fd
+            return
+        }
+        temporaryPath = TemporaryFiles.sibling(of: finalPath, purpose: purpose)
         TemporaryFiles.shared.register(temporaryPath)
         let fd = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
         guard fd >= 0 else {
@@ -29,6 +56,37 @@ package final class AtomicOutputFile {
             throw .cannotCreate(path: destination, reason: reason)
         }
         descriptor = fd
+    }
+
+    /// Whether `destination` is written in place: a FIFO or a device, or a process's
+    /// descriptor (`/dev/stdout`, `/proc/self/fd/1`, `/dev/fd/1`), through links.
+    package static func writesInPlace(_ destination: String) -> Bool {
+        let path = resolvedLink(destination)
+        return isSpecialFile(path) || path.hasPrefix("/proc/") || path.hasPrefix("/dev/fd/")
+    }
+
+    /// The file a symbolic link names, through a chain of links (relative ones from the
+    /// link's folder); a link to a missing file names where to write. Other paths as given,
+    /// and a process's descriptor (`/proc/self/fd/1`) is not followed further: its link
+    /// names a pipe or a file the process has open.
+    package static func resolvedLink(_ path: String) -> String {
+        var resolved = path
+        for _ in 0 ..< 16 {
+            if resolved.hasPrefix("/proc/") || resolved.hasPrefix("/dev/fd/") { break }
+            var info = stat()
+            guard lstat(resolved, &info) == 0, (info.st_mode & S_IFMT) == S_IFLNK,
+                let target = try? FileManager.default.destinationOfSymbolicLink(atPath: resolved)
+            else { break }
+            resolved = target.hasPrefix("/") ? target : URL(fileURLWithPath: resolved).deletingLastPathComponent().appendingPathComponent(target).path
+        }
+        return resolved
+    }
+
+    /// Whether `path` exists (through links) and is not a regular file: a FIFO, a device.
+    package static func isSpecialFile(_ path: String) -> Bool {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return false }
+        return (info.st_mode & S_IFMT) != S_IFREG && (info.st_mode & S_IFMT) != S_IFDIR
     }
 
     deinit {
@@ -46,7 +104,8 @@ package final class AtomicOutputFile {
         guard descriptor >= 0 else { return }
         let fd = descriptor
         descriptor = -1
-        if fsync(fd) != 0 {
+        // (A pipe or terminal cannot be synced: EINVAL.)
+        if fsync(fd) != 0 && !(writesInPlace && errno == EINVAL) {
             let reason = String(cString: strerror(errno))
             _ = systemClose(fd)
             throw .writeFailed(path: destination, reason: reason)
@@ -58,20 +117,25 @@ package final class AtomicOutputFile {
     /// destination is never overwritten (`link(2)`, which fails on an existing name),
     /// and is `OutputError.alreadyExists`.
     package func commit(replacing: Bool, what: String = "files") throws(OutputError) {
+        if writesInPlace {
+            defer { finished = true }
+            try close()
+            return
+        }
         do throws(OutputError) {
             try close()
             if replacing {
-                guard rename(temporaryPath, destination) == 0 else {
+                guard rename(temporaryPath, finalPath) == 0 else {
                     throw OutputError.writeFailed(path: destination, reason: String(cString: strerror(errno)))
                 }
-            } else if link(temporaryPath, destination) == 0 {
+            } else if link(temporaryPath, finalPath) == 0 {
                 unlink(temporaryPath)
             } else {
                 let code = errno
                 if code == EEXIST { throw OutputError.alreadyExists(path: destination, what: what) }
                 // A file system without hard links: check, then rename.
-                if access(destination, F_OK) == 0 { throw OutputError.alreadyExists(path: destination, what: what) }
-                guard rename(temporaryPath, destination) == 0 else {
+                if access(finalPath, F_OK) == 0 { throw OutputError.alreadyExists(path: destination, what: what) }
+                guard rename(temporaryPath, finalPath) == 0 else {
                     throw OutputError.writeFailed(path: destination, reason: String(cString: strerror(errno)))
                 }
             }
@@ -81,13 +145,18 @@ package final class AtomicOutputFile {
         }
         finished = true
         TemporaryFiles.shared.unregister(temporaryPath)
-        Self.syncDirectory(of: destination)
+        Self.syncDirectory(of: finalPath)
     }
 
-    /// Closes and removes the temporary file; the destination is untouched.
+    /// Closes and removes the temporary file; the destination is untouched. (A FIFO or
+    /// device written in place is only closed: what it took cannot be taken back.)
     package func discard() {
         if descriptor >= 0 { _ = systemClose(descriptor) }
         descriptor = -1
+        if writesInPlace {
+            finished = true
+            return
+        }
         unlink(temporaryPath)
         TemporaryFiles.shared.unregister(temporaryPath)
         finished = true

@@ -32,7 +32,7 @@ public final class Exporter {
         if let path = options.outputFile {
             try OutputError.refuseReplacing(source: options.databasePath, with: path, what: "the database being exported")
         }
-        if let path = options.outputFile, !options.force, FileManager.default.fileExists(atPath: path) {
+        if let path = options.outputFile, !options.force, FileManager.default.fileExists(atPath: path), !AtomicOutputFile.writesInPlace(path) {
             throw OutputError.alreadyExists(path: path, what: "exports")
         }
         let format = try options.resolvedFormat()

@@ -48,12 +48,12 @@ public final class Restorer {
     ///   damaged.
     public func run() throws -> RestoreSummary {
         let target = options.databasePath
-        if !options.force, FileManager.default.fileExists(atPath: target) {
+        if !options.force, FileManager.default.fileExists(atPath: target), !AtomicOutputFile.writesInPlace(target) {
             throw OutputError.alreadyExists(path: target, what: "databases")
         }
         try OutputError.refuseReplacing(source: options.snapshotPath, with: target, what: "the snapshot restore reads")
         let input = try InputSource(path: options.snapshotPath, acceptsAnyFile: true)
-        let file = try AtomicOutputFile(destination: target, purpose: "restore")
+        let file = try AtomicOutputFile(destination: target, purpose: "restore", inPlace: false)
         // Opening the copy for the check may create SQLite's side files next to it.
         let sidecars = ["-journal", "-wal", "-shm"].map { file.temporaryPath + $0 }
         do {

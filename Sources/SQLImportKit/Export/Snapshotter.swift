@@ -73,7 +73,7 @@ public final class Snapshotter {
     public func run(now: Date = Date(), progress: ((SnapshotProgress) -> Void)? = nil) throws -> SnapshotSummary {
         let output = options.outputPath ?? Self.defaultName(at: now)
         try OutputError.refuseReplacing(source: options.databasePath, with: output, what: "the database being copied")
-        if !options.force, FileManager.default.fileExists(atPath: output) {
+        if !options.force, FileManager.default.fileExists(atPath: output), !AtomicOutputFile.writesInPlace(output) {
             throw OutputError.alreadyExists(path: output, what: "snapshots")
         }
         let queue = try SourceDatabase.openReadOnly(path: options.databasePath, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)

@@ -30,7 +30,7 @@ public final class PostgresExporter {
     static let fetchRows = 10_000
 
     public func run(progress: ((Int) -> Void)? = nil) throws -> ExportSummary {
-        if let path = options.outputFile, !options.force, FileManager.default.fileExists(atPath: path) {
+        if let path = options.outputFile, !options.force, FileManager.default.fileExists(atPath: path), !AtomicOutputFile.writesInPlace(path) {
             throw OutputError.alreadyExists(path: path, what: "exports")
         }
         let format = try options.resolvedFormat()
