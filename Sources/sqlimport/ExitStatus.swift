@@ -126,6 +126,26 @@ enum ExitStatus {
     }
 
     /// A one-paragraph message for an error, without Swift's type decoration.
+    /// `message` for a `--commit-every` run that had committed `committed` records at its
+    /// checkpoints before `error`: the messages' "nothing was committed" holds for what
+    /// came after the last checkpoint only. A damaged compressed stream is found at its
+    /// check, after the records read before it were decoded: those may be wrong.
+    static func afterCheckpoints(_ message: String, error: Error, committed: Int) -> String {
+        var text = message
+        let kept = "nothing after the last checkpoint was committed; the \(SummaryFormatter.grouped(committed)) records committed at checkpoints before it stay"
+        for phrase in ["nothing from this input was committed", "nothing was committed", "nothing committed"] where text.contains(phrase) {
+            text = text.replacingOccurrences(of: phrase, with: kept)
+            break
+        }
+        if !text.contains(kept) { text += "; \(kept)" }
+        let inputError: InputError?
+        if case .input(let wrapped)? = error as? ReaderError { inputError = wrapped } else { inputError = error as? InputError }
+        if case .corruptCompressedStream? = inputError {
+            text += ". A damaged stream may have given wrong values before its check failed: import a good copy again (--resume starts over, since the input changed)"
+        }
+        return text
+    }
+
     static func message(for error: Error) -> String {
         switch error {
         case let error as DatabaseError:

@@ -208,11 +208,16 @@ struct Import: ParsableCommand {
         } catch {
             display?.finish()
             let code = ExitStatus.code(for: error)
-            FileHandle.standardError.writeLine("sqlimport: error: \(ExitStatus.message(for: error))")
-            if let partial = importer.partialSummary ?? postgresImporter.partialSummary {
+            let partial = importer.partialSummary ?? postgresImporter.partialSummary
+            var message = ExitStatus.message(for: error)
+            if let partial, options.commitEvery != nil, !partial.dryRun, partial.counts.read > 0 {
+                message = ExitStatus.afterCheckpoints(message, error: error, committed: partial.counts.read)
+            }
+            FileHandle.standardError.writeLine("sqlimport: error: \(message)")
+            if let partial {
                 // A usage error stops the run before any record: no summary to give.
                 if !output.quiet && code != ExitStatus.usage { FileHandle.standardError.writeLine(SummaryFormatter.failureLine(partial)) }
-                if let report = output.report { try? ReportWriter.write(partial, exitCode: code, error: ExitStatus.message(for: error), to: report) }
+                if let report = output.report { try? ReportWriter.write(partial, exitCode: code, error: message, to: report) }
             } else if let report = output.report {
                 try? ReportWriter.write(error: error, exitCode: code, to: report)
             }

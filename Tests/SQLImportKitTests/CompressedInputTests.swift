@@ -96,6 +96,36 @@ import Testing
         #expect(count == 0)
     }
 
+    /// With --commit-every, the checkpoints before a truncated or damaged stream stay
+    /// committed: the error said "nothing from this input was committed" beside a summary
+    /// of thousands of committed records, and a damaged gzip's records before its failing
+    /// check were committed without a word about their values.
+    @Test(arguments: ["zstd", "gzip"])
+    func aDamagedStreamAfterCheckpointsSaysWhatStaysCommitted(_ tool: String) throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        // Large enough that checkpoints commit before the reader meets the damage.
+        let many = (1 ... 400_000).map { #"{"id":\#($0)}"# }.joined(separator: "\n") + "\n"
+        let plain = TestSupport.write(many, to: directory.appendingPathComponent("t.jsonl"))
+        try Self.compress(tool, ["-q"], plain)
+        let compressed = URL(fileURLWithPath: plain + (tool == "zstd" ? ".zst" : ".gz"))
+        var data = try Data(contentsOf: compressed)
+        if tool == "zstd" {
+            data = data.prefix(data.count * 3 / 4)
+        } else {
+            data[data.count - 6] ^= 0xFF  // the CRC: the data decodes, the check fails at the end
+        }
+        try data.write(to: compressed)
+        let run = try TestSupport.run(
+            [compressed.lastPathComponent, "--db", "app.db", "--table", "t", "--commit-every", "1000", "--report", "r.json"], in: directory)
+        #expect(run.status == 65)
+        #expect(run.stderr.contains("nothing after the last checkpoint was committed; the ") && run.stderr.contains(" records committed at checkpoints before it stay"), "\(run.stderr)")
+        #expect(!run.stderr.contains("nothing from this input was committed"))
+        #expect(run.stderr.contains("A damaged stream may have given wrong values") == (tool == "gzip"), "\(run.stderr)")
+        let report = try String(contentsOf: directory.appendingPathComponent("r.json"), encoding: .utf8)
+        #expect(report.contains("records committed at checkpoints before it stay"))
+    }
+
     @Test func corruptZstdIsAnError() throws {
         let directory = TestSupport.temporaryDirectory()
         defer { TestSupport.remove(directory) }
