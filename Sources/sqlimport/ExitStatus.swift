@@ -156,7 +156,13 @@ enum ExitStatus {
             case .SQLITE_NOTADB, .SQLITE_CORRUPT:
                 text += "; sqlimport will not write to it. Check the --db path, or restore the database from a snapshot"
             case .SQLITE_READONLY:
-                text += "; check the permissions of the database file and its folder"
+                // SQLITE_READONLY_ROLLBACK and _RECOVERY: an interrupted write left a hot
+                // journal (or a WAL to recover), which a read-only connection cannot undo.
+                if error.extendedResultCode.rawValue == 776 || error.extendedResultCode.rawValue == 264 {
+                    text += "; an interrupted write left the database's journal to roll back, which a read-only command cannot do. Open the database once for writing (any sqlimport import into it, or sqlite3 DATABASE 'PRAGMA quick_check'), then run this again"
+                } else {
+                    text += "; check the permissions of the database file and its folder"
+                }
             default: break
             }
             return text
