@@ -471,4 +471,20 @@ import Testing
         #expect(try queue.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM items") } == 0)
         #expect(try queue.read { try $0.indexes(on: "items").contains { $0.name == "idx_items_sync_identity" } })
     }
+
+    /// A unique index on a generated column as the target: the run printed its own
+    /// statement ("cannot INSERT into generated column"), exit 64 with no fix named.
+    @Test func aGeneratedColumnAsTheTargetIsRefusedNamingAnotherKey() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        try TestSupport.createDatabase(directory.appendingPathComponent("app.db").path, schema: """
+            CREATE TABLE t (id INTEGER PRIMARY KEY, email TEXT, email_l TEXT GENERATED ALWAYS AS (lower(email)) STORED, v);
+            CREATE UNIQUE INDEX ue ON t (email_l);
+            """)
+        TestSupport.write(#"{"email":"A@x","v":1}"# + "\n", to: directory.appendingPathComponent("in.jsonl"))
+        let run = try TestSupport.run(["in.jsonl", "--db", "app.db", "--table", "t", "--upsert", "email_l"], in: directory)
+        #expect(run.status == 64)
+        #expect(run.stderr.contains(#"--upsert: column "email_l" of "t" is generated, so records cannot carry its value"#), "\(run.stderr)")
+        #expect(!run.stderr.contains("INSERT INTO"))
+    }
 }

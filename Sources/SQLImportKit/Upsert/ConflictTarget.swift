@@ -15,8 +15,9 @@ public struct ConflictTarget: Sendable, Codable {
     /// - Throws: `UpsertError.noMatchingKey` listing the keys that exist.
     public static func resolve(requested: [String], in schema: TableSchema) throws(UpsertError) -> UniqueKey {
         guard !requested.isEmpty else { throw .emptyKey }
-        for column in requested where schema.columnIndex(named: column) == nil {
-            throw .unknownKeyColumn(table: schema.name, column: column)
+        for column in requested {
+            guard let index = schema.columnIndex(named: column) else { throw .unknownKeyColumn(table: schema.name, column: column) }
+            if !schema.columns[index].isWritable { throw .generatedKeyColumn(table: schema.name, column: schema.columns[index].name) }
         }
         let wanted = Set(requested.map { $0.sqliteFolded })
         // Prefer a full key over a partial one when both match.

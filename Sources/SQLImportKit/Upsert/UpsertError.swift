@@ -3,6 +3,8 @@ public enum UpsertError: Error, Sendable, CustomStringConvertible {
     case noMatchingKey(table: String, requested: [String], available: [UniqueKey])
     case unknownKeyColumn(table: String, column: String)
     case keyNotInInput(column: String)
+    /// A generated column in `--upsert`: records cannot carry its value.
+    case generatedKeyColumn(table: String, column: String)
     case newerColumnMissing(column: String, table: String)
     case duplicateKeysBlockIndex(table: String, columns: [String], example: String)
     case conflictClauseRejected(sql: String, message: String)
@@ -30,6 +32,8 @@ public enum UpsertError: Error, Sendable, CustomStringConvertible {
             return text
         case .unknownKeyColumn(let table, let column):
             return "--upsert names \(SQLIdentifier.quote(column)), which is not a column of \(SQLIdentifier.quote(table)); run `sqlimport inspect \(table)` to list its keys"
+        case .generatedKeyColumn(let table, let column):
+            return "--upsert: column \(SQLIdentifier.quote(column)) of \(SQLIdentifier.quote(table)) is generated, so records cannot carry its value, and sqlimport matches each record by the key values it carries; upsert on another unique key (the primary key, or an index on the columns it is generated from)"
         case .keyNotInInput(let column):
             return "the input has no field \(SQLIdentifier.quote(column)), which --upsert needs to find existing rows; add it to the input or choose another key"
         case .newerColumnMissing(let column, let table):
