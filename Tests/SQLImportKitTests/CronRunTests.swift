@@ -397,4 +397,22 @@ import Testing
         #expect(Set(seen).isSubset(of: [1000, 101_000]), "a reader saw \(seen)")
         #expect(seen.contains(1000))
     }
+
+    /// A CSV cut short mid-field (a half-copied file, a producer that died) was imported
+    /// with exit 0 and no word: the report now warns that its last record has no line end.
+    @Test func aCSVWhoseLastRecordHasNoLineEndIsWarnedAboutInTheReport() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let planes = try String(contentsOf: TestSupport.fixtures.appendingPathComponent("real/planes.csv"), encoding: .utf8)
+        let whole = planes.split(separator: "\n", omittingEmptySubsequences: false).prefix(5).joined(separator: "\n") + "\n"
+        TestSupport.write(String(whole.dropLast(8)), to: directory.appendingPathComponent("planes.csv"))
+        TestSupport.write(whole, to: directory.appendingPathComponent("whole.csv"))
+        let cut = try TestSupport.run(["planes.csv", "--db", "app.db", "--null", "NA", "--report", "cut.json"], in: directory)
+        #expect(cut.status == 0, "\(cut.stderr)")
+        let report = try JSONSerialization.jsonObject(with: Data(contentsOf: directory.appendingPathComponent("cut.json"))) as! [String: Any]
+        #expect((report["warnings"] as? [String])?.contains { $0.hasPrefix("planes.csv:5: the last record has no line end") } == true, "\(report)")
+        let written = try TestSupport.run(["whole.csv", "--db", "app.db", "--null", "NA", "--report", "whole.json"], in: directory)
+        let wholeReport = try JSONSerialization.jsonObject(with: Data(contentsOf: directory.appendingPathComponent("whole.json"))) as! [String: Any]
+        #expect(written.status == 0 && (wholeReport["warnings"] as? [String])?.contains { $0.contains("no line end") } == false, "\(wholeReport)")
+    }
 }

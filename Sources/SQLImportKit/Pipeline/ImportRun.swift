@@ -282,8 +282,15 @@ final class ImportRun {
             try reject(record)
         }
         summary.counts.numbersKeptAsText += batch.numbersKeptAsText
+        if let line = batch.unterminatedLastLine { summary.warnings.append(Self.unterminatedLastLineWarning(inputNames[batch.inputIndex], line: line)) }
         summary.inputs[batch.inputIndex].bytesRead = batch.inputBytesConsumed
         fileProgress.record(batch)
+    }
+
+    /// A CSV/TSV input whose last record has no line end: a file written whole ends its
+    /// last line, and one cut short is read without an error, its last field cut too.
+    static func unterminatedLastLineWarning(_ input: String, line: Int) -> String {
+        "\(input):\(line): the last record has no line end; if the file was cut short, so is that record's last field (it was imported as read)"
     }
 
     /// Tells the caller where the run stands (`ImportProgress`).

@@ -226,6 +226,7 @@ final class PostgresRun {
         let rejects = batch.rejects.filter { record in resumeOffset.map { record.byteOffset >= $0 } ?? true }
         summary.counts.read += batch.rowCount - first + rejects.count
         summary.counts.numbersKeptAsText += batch.numbersKeptAsText
+        if let line = batch.unterminatedLastLine { summary.warnings.append(ImportRun.unterminatedLastLineWarning(inputNames[batch.inputIndex], line: line)) }
         for record in rejects { try reject(record) }
         summary.inputs[batch.inputIndex].bytesRead = batch.inputBytesConsumed
         fileProgress.record(batch)

@@ -151,6 +151,9 @@ final class DelimitedReader: RecordReader {
                 batch.set(column: fieldColumns[number], cell)
             }
             batch.commitRow(line: recordLine, byteOffset: position.byteOffset)
+            if buffer.atEOF, recordEnd == buffer.end, buffer.storage[recordEnd - 1] != 0x0A, buffer.storage[recordEnd - 1] != 0x0D {
+                batch.unterminatedLastLine = recordLine
+            }
             if keepRaw {
                 var rawEnd = recordEnd
                 while rawEnd > recordStart, buffer.storage[rawEnd - 1] == 0x0A || buffer.storage[rawEnd - 1] == 0x0D { rawEnd -= 1 }

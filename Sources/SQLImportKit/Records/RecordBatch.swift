@@ -33,6 +33,9 @@ package final class RecordBatch: @unchecked Sendable {
     package internal(set) var fileBytesConsumed: Int64 = 0
     /// True when this batch ends its input.
     package internal(set) var endsInput = false
+    /// The line of a CSV/TSV input's last record when it has no line end (a file cut
+    /// short ends that way, its last field cut too), for the run's warning.
+    package internal(set) var unterminatedLastLine: Int?
     /// True when the run's record count reaches a multiple of `--commit-every` at the end
     /// of this batch: the writer commits after it.
     package internal(set) var endsCommitInterval = false
@@ -107,6 +110,7 @@ package final class RecordBatch: @unchecked Sendable {
         endsInput = false
         endsCommitInterval = false
         isReordered = false
+        unterminatedLastLine = nil
         self.inputIndex = inputIndex
     }
 
@@ -167,6 +171,7 @@ package final class RecordBatch: @unchecked Sendable {
         inputBytesConsumed = source.inputBytesConsumed
         endsInput = source.endsInput
         endsCommitInterval = source.endsCommitInterval
+        unterminatedLastLine = source.unterminatedLastLine
         keepRawRecords = source.keepRawRecords
         isReordered = order != nil
     }
