@@ -415,4 +415,24 @@ import Testing
         let wholeReport = try JSONSerialization.jsonObject(with: Data(contentsOf: directory.appendingPathComponent("whole.json"))) as! [String: Any]
         #expect(written.status == 0 && (wholeReport["warnings"] as? [String])?.contains { $0.contains("no line end") } == false, "\(wholeReport)")
     }
+
+    /// The interrupted run's committed rejects stay counted when the resumed run stops
+    /// before its own first checkpoint: its report said rejected 0 beside resumedRejects 3.
+    @Test func aResumedRunThatStopsEarlyStillCountsTheRejectsItResumed() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let lines = (1 ... 40).map { #"{"id":\#($0),"v":\#([3, 13, 23, 33].contains($0) ? "\"bad\"" : String($0))}"# }
+        TestSupport.write(lines.joined(separator: "\n") + "\n", to: directory.appendingPathComponent("feed.jsonl"))
+        try TestSupport.createDatabase(directory.appendingPathComponent("app.db").path, schema: "CREATE TABLE feed (id INTEGER PRIMARY KEY, v INTEGER) STRICT;")
+        let command = [
+            "feed.jsonl", "--db", "app.db", "--upsert", "id", "--commit-every", "10", "--resume", "--on-error", "skip", "--rejects", "rej.jsonl",
+            "--max-errors", "3", "--report", "rep.json",
+        ]
+        #expect(try TestSupport.run(command, in: directory).status == 65)
+        let second = try TestSupport.run(command, in: directory)
+        #expect(second.status == 65, "\(second.stderr)")
+        let report = try JSONSerialization.jsonObject(with: Data(contentsOf: directory.appendingPathComponent("rep.json"))) as! [String: Any]
+        let counts = report["counts"] as! [String: Int]
+        #expect(report["resumedRejects"] as? Int == 3 && counts["rejected"] == 3, "\(report)")
+    }
 }

@@ -162,6 +162,8 @@ protocol CheckpointingRun: AnyObject {
     var resumeOffsetOfInput: [Int: Int64] { get set }
     var committedRowsOfInput: [Int: Int] { get set }
     var rejectsFile: RejectsFile? { get set }
+    /// The counts the last commit kept (what a failed run reports).
+    var countsAtLastCommit: OutcomeCounts { get set }
     /// Records input `input`'s progress in the log (nothing without `--commit-every`).
     func saveProgress(input: Int, offset: Int64, finished: Bool) throws
 }
@@ -204,6 +206,9 @@ extension CheckpointingRun {
             }
         }
         summary.counts.rejected += rejects
+        // Committed by the interrupted run: they stay whatever this one does (a resumed
+        // run that stopped before its first checkpoint reported none).
+        countsAtLastCommit.rejected += rejects
         summary.resumedRejects = rejects
     }
 
