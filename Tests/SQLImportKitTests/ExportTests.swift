@@ -144,10 +144,42 @@ import Testing
         // (The zstd frame's magic starts with "(", and the snapshot's name goes to stderr.)
         #expect(snapshot.status == 0 && snapshot.stdout.hasPrefix("(") && !snapshot.stdout.contains("/dev/stdout"), "\(snapshot.stderr)")
         #expect(snapshot.stderr.contains("/dev/stdout"))
+        let fd = try TestSupport.run(["snapshot", "--db", "app.db", "-o", "/dev/fd/1"], in: directory)
+        #expect(fd.status == 0 && fd.stdout.hasPrefix("("), "\(fd.stderr)")
         // A database is checked under its temporary name: restore names a file.
         #expect(try TestSupport.run(["snapshot", "--db", "app.db", "-o", "snap.sqlite.zst"], in: directory).status == 0)
         let restore = try TestSupport.run(["restore", "snap.sqlite.zst", "--db", "/dev/null"], in: directory)
         #expect(restore.status != 0 && restore.stderr.contains("it is a FIFO, a device or a descriptor, not a file"), "\(restore.stderr)")
+    }
+
+    /// `restore --force` through a link replaces the link's file and removes that file's
+    /// WAL: it removed the WAL beside the link, so SQLite applied the old WAL to the
+    /// restored file and the old rows came back, with exit 0.
+    @Test func aRestoreThroughALinkRemovesTheLinkedFilesWAL() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let real = directory.appendingPathComponent("real")
+        try FileManager.default.createDirectory(at: real, withIntermediateDirectories: true)
+        try TestSupport.createDatabase(directory.appendingPathComponent("snap.db").path, schema: "CREATE TABLE t (v TEXT); INSERT INTO t VALUES ('snapshot');")
+        #expect(try TestSupport.run(["snapshot", "--db", "snap.db", "-o", "s.sqlite.zst"], in: directory).status == 0)
+        // The live database in WAL mode, a committed row still in its WAL (a copy of the
+        // files while the writer holds them, as a kill leaves them).
+        let live = real.appendingPathComponent("live.db").path
+        let queue = try DatabaseQueue(path: live)
+        try queue.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0; CREATE TABLE t (v TEXT)")
+            try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+            try db.execute(sql: "INSERT INTO t VALUES ('old-live')")
+            for suffix in ["", "-wal"] {
+                try FileManager.default.copyItem(atPath: live + suffix, toPath: real.appendingPathComponent("app.db\(suffix)").path)
+            }
+        }
+        try FileManager.default.createSymbolicLink(atPath: directory.appendingPathComponent("app.db").path, withDestinationPath: "real/app.db")
+        let restore = try TestSupport.run(["restore", "s.sqlite.zst", "--db", "app.db", "--force"], in: directory)
+        #expect(restore.status == 0, "\(restore.stderr)")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: directory.appendingPathComponent("app.db").path) == "real/app.db")
+        #expect(!FileManager.default.fileExists(atPath: real.appendingPathComponent("app.db-wal").path))
+        #expect(try DatabaseQueue(path: directory.appendingPathComponent("app.db").path).read { try String.fetchAll($0, sql: "SELECT v FROM t") } == ["snapshot"])
     }
 
     /// A database left with a hot journal (a killed writer) cannot be read by a read-only

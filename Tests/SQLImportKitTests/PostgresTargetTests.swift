@@ -174,7 +174,7 @@ import Testing
     /// values the column holds as written pass.
     @Test func aValueTheColumnsSizeWouldCutIsRefused() throws {
         let url = try PostgresServer.database(schema: Self.schemaName(#function), setUp: """
-            CREATE TABLE p (sku text PRIMARY KEY, price numeric(6,2), code varchar(3), flag char(2), at timestamptz(0), t timestamp);
+            CREATE TABLE p (sku text PRIMARY KEY, price numeric(6,2), code varchar(3), flag char(2), at timestamptz(0), t timestamp, hundreds numeric(5,-2));
             """)
         let directory = TestSupport.temporaryDirectory()
         defer { TestSupport.remove(directory) }
@@ -185,7 +185,8 @@ import Testing
             #"{"sku":"text price","price":"0.005"}"#,
             #"{"sku":"exponent","price":"1.5e-3"}"#,
             #"{"sku":"code","code":"abc "}"#,
-            #"{"sku":"flag","flag":"ab   "}"#,
+            #"{"sku":"flag","flag":"ab   ","hundreds":100}"#,  // char(n) ignores trailing spaces; a negative scale is not checked
+            #"{"sku":"tiny","price":1e-400}"#,
             #"{"sku":"at","at":"2026-01-01T00:00:00.7Z"}"#,
             #"{"sku":"t","t":"2026-01-01 00:00:00.1234567"}"#,
         ]
@@ -197,14 +198,14 @@ import Testing
             #"field \"price\" = 1.234 has 3 decimal places, and this numeric(6,2) column would round it to 2"#,
             #"field \"price\" = 0.005 has 3 decimal places"#, #"field \"price\" = 1.5e-3 has 4 decimal places"#,
             #"has 4 characters, and this character varying(3) column would cut its trailing spaces"#,
-            #"has 5 characters, and this character(2) column"#,
+            #"field \"price\" = 1e-400 has 400 decimal places"#,
             #"has fractional seconds to 1 digits, and this timestamp(0) with time zone column would round them to 0"#,
             #"has fractional seconds to 7 digits, and this timestamp without time zone column would round them to 6"#,
         ] {
             #expect(rejects.contains(why), "\(why)\n\(rejects)")
         }
         #expect(rejects.split(separator: "\n").count == 7)
-        #expect(try PostgresServer.query(url, "SELECT sku, price, code FROM p ORDER BY sku").trimmingCharacters(in: .newlines) == "ok|1.23|ab\nok2|19.99|abc")
+        #expect(try PostgresServer.query(url, "SELECT sku, price, code FROM p ORDER BY sku").trimmingCharacters(in: .newlines) == "flag||\nok|1.23|ab\nok2|19.99|abc")
     }
 
     /// COPY applies no rewrite rules, so a table with an INSERT rule is never COPYed into:

@@ -358,4 +358,16 @@ import Testing
         #expect(run.status == 65)
         #expect(run.stderr.contains(#"the record's key ("org", "email") = (absent, "b@x") has a NULL column"#), "\(run.stderr)")
     }
+
+    /// SQLite gives an omitted rowid alias a new rowid, never its DEFAULT: filling the
+    /// default in as the key made two new records one row.
+    @Test func anOmittedRowidAliasWithADefaultIsANewRow() throws {
+        let work = Workspace()
+        defer { work.cleanUp() }
+        try work.schema("CREATE TABLE t (id INTEGER PRIMARY KEY DEFAULT 5, v TEXT);")
+        _ = TestSupport.write(#"{"v":"x"}"# + "\n" + #"{"v":"y"}"# + "\n" + #"{"id":7,"v":"z"}"# + "\n", to: work.directory.appendingPathComponent("in.jsonl"))
+        let run = try work.run(["in.jsonl", "--table", "t", "--upsert", "id", "--null-key", "insert"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try work.value("SELECT group_concat(v, '') FROM (SELECT v FROM t ORDER BY v)") == "xyz")
+    }
 }

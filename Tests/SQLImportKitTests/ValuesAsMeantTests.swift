@@ -334,6 +334,22 @@ import Testing
         #expect(keys.stderr.contains("1 duplicate keys"), "\(keys.stderr)")
     }
 
+    /// A whole number spelled with a point reads the same from CSV and JSON, and one past
+    /// Int64 makes its inferred column TEXT (the run refused its own sample's value).
+    @Test func aWholeNumberWithAPointIsTheSameFromCSVAndJSONAndPastInt64IsText() throws {
+        let work = Workspace()
+        defer { work.cleanUp() }
+        _ = TestSupport.write("id,v\n1,9007199254740993.0\n", to: work.directory.appendingPathComponent("w.csv"))
+        _ = TestSupport.write(#"{"id":1,"v":9007199254740993.0}"# + "\n", to: work.directory.appendingPathComponent("w.jsonl"))
+        _ = TestSupport.write("id,v\n1,18446744073709551617.0\n", to: work.directory.appendingPathComponent("big.csv"))
+        for (name, table) in [("w.csv", "c"), ("w.jsonl", "j"), ("big.csv", "b")] {
+            let run = try work.run([name, "--db", "e.db", "--table", table])
+            #expect(run.status == 0, "\(name): \(run.stderr)")
+        }
+        #expect(try work.value("e.db", "SELECT (SELECT v || typeof(v) FROM c) || ',' || (SELECT v || typeof(v) FROM j)") == "9007199254740993integer,9007199254740993integer")
+        #expect(try work.value("e.db", "SELECT v || typeof(v) FROM b") == "18446744073709551617.0text")
+    }
+
     /// 1, 1.5 and 9007199254740993 in a sample made a REAL column, which then refused
     /// the sample's own integer, naming a larger --infer-rows that could not help.
     @Test func integersPastTwoToThe53BesideRealsInferText() throws {
@@ -368,6 +384,16 @@ import Testing
         #expect(skip.status == 2, "\(skip.stderr)")
         #expect(try work.value("e.db", "SELECT group_concat(id || ':' || meta, ' ') FROM t") == #"1:{"a":1,"b":{"a":2},"c":[{"a":3},{"a":4}]}"#)
         #expect(skip.stderr.contains(#"the key "k" appears twice"#), "\(skip.stderr)")
+        // An object of many keys (looked up by hash past 32): its repeat is found, and a
+        // member --path skips is not checked.
+        let many = (0 ..< 5000).map { #""k\#($0)":\#($0)"# }
+        _ = TestSupport.write(#"{"id":9,"meta":{"# + (many + [#""k4321":0"#]).joined(separator: ",") + "}}\n", to: work.directory.appendingPathComponent("m.jsonl"))
+        let big = try work.run(["m.jsonl", "--db", "e.db", "--table", "m"])
+        #expect(big.status == 65 && big.stderr.contains(#"the key "k4321" appears twice"#), "\(big.stderr)")
+        _ = TestSupport.write(#"{"id":9,"meta":{"# + many.joined(separator: ",") + "}}\n", to: work.directory.appendingPathComponent("m2.jsonl"))
+        #expect(try work.run(["m2.jsonl", "--db", "e.db", "--table", "m"]).status == 0)
+        _ = TestSupport.write(#"{"meta":{"a":1,"a":2},"data":[{"id":1}]}"#, to: work.directory.appendingPathComponent("p.json"))
+        #expect(try work.run(["p.json", "--db", "e.db", "--table", "p", "--path", "data"]).status == 0)
     }
 }
 

@@ -23,7 +23,7 @@ package final class AtomicOutputFile {
     /// True when the destination is a FIFO or device, written in place.
     package let writesInPlace: Bool
     /// Where the temporary file goes once complete (the link's file for a link).
-    private let finalPath: String
+    package let finalPath: String
     /// The open descriptor of the temporary file.
     package private(set) var descriptor: Int32 = -1
     private var finished = false
@@ -35,14 +35,19 @@ package final class AtomicOutputFile {
     package init(destination: String, purpose: String = "partial", inPlace: Bool = true) throws(OutputError) {
         self.destination = destination
         finalPath = Self.resolvedLink(destination)
+        if Self.isBlockDevice(finalPath) {
+            throw .cannotCreate(path: destination, reason: "it is a block device (a disk), which sqlimport never writes; name a file")
+        }
         writesInPlace = Self.writesInPlace(destination)
         if writesInPlace {
             guard inPlace else {
                 throw .cannotCreate(path: destination, reason: "it is a FIFO, a device or a descriptor, not a file; name a file")
             }
             temporaryPath = finalPath
-            // A descriptor's file (`/dev/stdout` redirected with >>) is appended to.
-            let fd = open(finalPath, O_WRONLY | O_CLOEXEC | (Self.isSpecialFile(finalPath) ? 0 : O_APPEND))
+            // A descriptor (`/dev/stdout`, `/dev/fd/1`, `/proc/self/fd/1`) is duplicated:
+            // reopening its path fails for a socket (systemd's journal), and a duplicate
+            // shares the offset of the process's own writes.
+            let fd = Self.descriptorNumber(finalPath).map { fcntl($0, F_DUPFD_CLOEXEC, 0) } ?? open(finalPath, O_WRONLY | O_CLOEXEC)
             guard fd >= 0 else { throw .cannotCreate(path: destination, reason: String(cString: strerror(errno))) }
             descriptor = fd
             return
@@ -82,11 +87,26 @@ package final class AtomicOutputFile {
         return resolved
     }
 
-    /// Whether `path` exists (through links) and is not a regular file: a FIFO, a device.
+    /// Whether `path` exists (through links) and is a FIFO, a character device or a
+    /// socket: written in place. (A block device is refused: `isBlockDevice`.)
     package static func isSpecialFile(_ path: String) -> Bool {
         var info = stat()
         guard stat(path, &info) == 0 else { return false }
-        return (info.st_mode & S_IFMT) != S_IFREG && (info.st_mode & S_IFMT) != S_IFDIR
+        let type = info.st_mode & S_IFMT
+        return type == S_IFIFO || type == S_IFCHR || type == S_IFSOCK
+    }
+
+    static func isBlockDevice(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFBLK
+    }
+
+    /// The descriptor a `/dev/fd/N` or `/proc/self/fd/N` path names.
+    static func descriptorNumber(_ path: String) -> Int32? {
+        for prefix in ["/dev/fd/", "/proc/self/fd/"] where path.hasPrefix(prefix) {
+            return Int32(path.dropFirst(prefix.count))
+        }
+        return nil
     }
 
     deinit {

@@ -72,7 +72,8 @@ public final class Restorer {
             try TemporaryFiles.shared.whileRegistered(sidecars) { try verify(file.temporaryPath) }
             if options.force {
                 // A replaced database's journal or WAL would be applied to the new file.
-                for suffix in ["-journal", "-wal", "-shm"] { unlink(target + suffix) }
+                // (Next to the file replaced: a link's file, not the link.)
+                for suffix in ["-journal", "-wal", "-shm"] { unlink(file.finalPath + suffix) }
             }
             try file.commit(replacing: options.force, what: "databases")
             return RestoreSummary(database: target, databaseBytes: sink.bytesWritten)

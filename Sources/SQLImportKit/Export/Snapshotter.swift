@@ -79,7 +79,11 @@ public final class Snapshotter {
         let queue = try SourceDatabase.openReadOnly(path: options.databasePath, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
         // The output first: a folder that cannot take it fails before any copying.
         let file = try AtomicOutputFile(destination: output)
-        let copy = TemporaryFiles.sibling(of: output, purpose: "vacuum")
+        // The copy beside the snapshot (a link's file); for a FIFO or descriptor, which has
+        // no folder to write in (`/dev/`, `/proc/self/fd/`), in the temporary folder.
+        let copy = TemporaryFiles.sibling(
+            of: file.writesInPlace ? FileManager.default.temporaryDirectory.appendingPathComponent("sqlimport-snapshot").path : file.finalPath,
+            purpose: "vacuum")
         do {
             return try TemporaryFiles.shared.whileRegistered([copy, copy + "-journal", copy + "-wal", copy + "-shm"]) {
                 // One read transaction: a consistent copy even while other processes write.

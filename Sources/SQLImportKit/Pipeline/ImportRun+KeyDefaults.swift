@@ -19,8 +19,9 @@ extension ImportRun {
         var defaults: [Int: DatabaseValue] = [:]
         if let target, let schema {
             for name in target.columns {
-                guard let index = schema.columnIndex(named: name), let sql = schema.columns[index].defaultSQL,
-                    Self.isLiteral(sql)
+                // (SQLite gives an omitted rowid alias a new rowid, never its DEFAULT.)
+                guard let index = schema.columnIndex(named: name), schema.rowidAlias != schema.columns[index].name,
+                    let sql = schema.columns[index].defaultSQL, Self.isLiteral(sql)
                 else { continue }
                 let value = try DatabaseValue.fetchOne(db, sql: "SELECT \(sql)") ?? .null
                 if !value.isNull { defaults[index] = value }

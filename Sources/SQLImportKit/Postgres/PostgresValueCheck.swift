@@ -101,9 +101,9 @@ enum PostgresValueCheck {
 
 /// What a column's declared size would cut from a value without a word, refused like the
 /// numbers above: PostgreSQL rounds a `numeric(p,s)` to `s` places and a `timestamp(p)` to
-/// `p` digits of a second, and cuts a `varchar(n)` or `char(n)` value's trailing spaces
-/// past `n` characters (the SQL standard's rule) — two keys that differ there become one
-/// row. A longer value of other characters, or more integer digits than `p - s`, the
+/// `p` digits of a second, and cuts a `varchar(n)` value's trailing spaces past `n`
+/// characters (the SQL standard's rule) — two keys that differ there become one row.
+/// (`char(n)` ignores trailing spaces in comparisons and pads: nothing is lost.) A longer value of other characters, or more integer digits than `p - s`, the
 /// server refuses itself.
 extension PostgresValueCheck {
     enum Limit: Equatable {
@@ -123,7 +123,8 @@ extension PostgresValueCheck {
             }
             if let numbers = modifiers(after: "numeric"), numbers.count == 2 {
                 self = .scale(numbers[1])
-            } else if let numbers = modifiers(after: "character varying") ?? modifiers(after: "character"), numbers.count == 1 {
+            } else if let numbers = modifiers(after: "character varying"), numbers.count == 1 {
+                // (Not `character(n)`: its trailing spaces carry no meaning, `'ab' = 'ab '`.)
                 self = .characters(numbers[0])
             } else if let numbers = modifiers(after: "timestamp") ?? modifiers(after: "time"), numbers.count == 1 {
                 self = .fractionalSeconds(numbers[0])
@@ -139,7 +140,7 @@ extension PostgresValueCheck {
     static func refusal(_ cell: Cell, limit: Limit, type: String, bytes: UnsafePointer<UInt8>) -> String? {
         func text(_ body: (UnsafeRawBufferPointer) -> String?) -> String? {
             switch cell.kind {
-            case .text, .untypedText: return body(UnsafeRawBufferPointer(start: bytes + Int(cell.payload), count: Int(cell.length)))
+            case .text, .untypedText, .numberAsText: return body(UnsafeRawBufferPointer(start: bytes + Int(cell.payload), count: Int(cell.length)))
             case .real:
                 guard cell.doubleValue.isFinite else { return nil }
                 return Array(cell.doubleValue.description.utf8).withUnsafeBytes(body)
@@ -150,6 +151,8 @@ extension PostgresValueCheck {
         case .none:
             return nil
         case .scale(let scale):
+            // (A negative scale, PostgreSQL 15's, rounds integers: not checked.)
+            guard scale >= 0 else { return nil }
             return text { text in
                 guard let places = decimalPlaces(text), places > scale else { return nil }
                 return "has \(places) decimal places, and this \(type) column would round it to \(scale); round it in the input, or widen the column's scale"

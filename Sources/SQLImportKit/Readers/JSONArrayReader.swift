@@ -153,7 +153,9 @@ final class JSONArrayReader: RecordReader {
         var shift = 0
         let key = ByteStore(capacity: 64)
         while true {
-            var scanner = JSONScanner(buffer.recordWindow, start: buffer.start, endIsFinal: buffer.recordWindowIsFinal, maxDepth: options.maxDepth, keys: keys)
+            // (A member skipped on the way to --path is not stored: its keys are not checked.)
+            var scanner = JSONScanner(
+                buffer.recordWindow, start: buffer.start, endIsFinal: buffer.recordWindowIsFinal, maxDepth: options.maxDepth, keys: keys, nestedKeys: nil)
             key.removeAll()
             do throws(JSONScanner.Failure) {
                 guard try scanner.peek() == UInt8(ascii: "\"") else {

@@ -35,24 +35,53 @@ final class NestedKeySet {
     @inline(__always)
     func open() -> Int { keyCount }
 
+    /// Objects with more keys than this are looked up by hash (`hashed`), not scanned: a
+    /// record's map of 40,000 keys took seconds.
+    private static let scanLimit = 32
+    /// For each large object open (by its mark): its keys' indexes by their hash.
+    private var hashed: [Int: [Int: [Int]]] = [:]
+
     /// Forgets the keys of the object opened at `mark` (and of any inside it).
     @inline(__always)
     func close(_ mark: Int) {
         keyCount = mark
         byteCount = mark == 0 ? 0 : ends[mark - 1]
+        if !hashed.isEmpty { hashed = hashed.filter { $0.key < mark } }
+    }
+
+    private func start(of index: Int) -> Int { index == 0 ? 0 : ends[index - 1] }
+
+    private func hash(_ start: Int, _ count: Int) -> Int {
+        var hasher = Hasher()
+        hasher.combine(bytes: UnsafeRawBufferPointer(start: bytes + start, count: count))
+        return hasher.finalize()
+    }
+
+    private func equals(_ index: Int, _ key: UnsafeRawBufferPointer) -> Bool {
+        let start = start(of: index)
+        return ends[index] - start == key.count && (key.count == 0 || memcmp(bytes + start, key.baseAddress!, key.count) == 0)
     }
 
     /// Adds a key of the object opened at `mark`; false when it has that key already.
     func insert(_ key: UnsafeRawBufferPointer, object mark: Int) -> Bool {
-        var start = mark == 0 ? 0 : ends[mark - 1]
-        var index = mark
-        while index < keyCount {
-            let end = ends[index]
-            if end - start == key.count && (key.count == 0 || memcmp(bytes + start, key.baseAddress!, key.count) == 0) {
-                return false
+        let large = keyCount - mark >= Self.scanLimit
+        var keyHash = 0
+        if large {
+            if hashed[mark] == nil {
+                var table: [Int: [Int]] = [:]
+                for index in mark ..< keyCount { table[hash(start(of: index), ends[index] - start(of: index)), default: []].append(index) }
+                hashed[mark] = table
             }
-            start = end
-            index += 1
+            var hasher = Hasher()
+            hasher.combine(bytes: key)
+            keyHash = hasher.finalize()
+            if let candidates = hashed[mark]?[keyHash], candidates.contains(where: { equals($0, key) }) { return false }
+        } else {
+            var index = mark
+            while index < keyCount {
+                if equals(index, key) { return false }
+                index += 1
+            }
         }
         if byteCount + key.count > byteCapacity {
             byteCapacity = max(byteCapacity * 2, byteCount + key.count)
@@ -71,6 +100,7 @@ final class NestedKeySet {
         if key.count > 0 { (bytes + byteCount).update(from: key.baseAddress!.assumingMemoryBound(to: UInt8.self), count: key.count) }
         byteCount += key.count
         ends[keyCount] = byteCount
+        if large { hashed[mark]?[keyHash, default: []].append(keyCount) }
         keyCount += 1
         return true
     }

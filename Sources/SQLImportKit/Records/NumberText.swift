@@ -133,14 +133,10 @@ package enum NumberText {
     static func typelessNumber(_ text: UnsafeRawBufferPointer) -> AffinityNumber {
         switch TypeTracker.classify(text) {
         case .integer:
-            if case .value(let value) = parseInteger(text) { return .integer(value) }
+            // (`9007199254740993.0` too: `classify` calls it an integer.)
+            if case .integer(let value) = affinityNumber(text) { return .integer(value) }
         case .real:
-            guard let value = parseDouble(text) else { break }
-            switch inexactWholeNumber(text, rounded: value) {
-            case nil: return .real(value)
-            case .value(let integer): return .integer(integer)
-            default: break  // past Int64: the text is the only exact form
-            }
+            if let value = parseDouble(text) { return .real(value) }
         default:
             break
         }

@@ -42,7 +42,15 @@ struct TypeTracker {
         case .overflow: return .text
         case .notAnInteger:
             if NumberText.hasLeadingZero(text) { return .text }
-            if NumberText.isNumberSyntax(text), NumberText.parseDouble(text) != nil { return .real }
+            if NumberText.isNumberSyntax(text), let value = NumberText.parseDouble(text) {
+                // `9007199254740993.0` is the integer it spells (as JSON reads it), past
+                // Int64 text, like an integer literal.
+                switch NumberText.inexactWholeNumber(text, rounded: value) {
+                case nil: return .real
+                case .value?: return .integer
+                default: return .text
+                }
+            }
             return .text
         }
     }
