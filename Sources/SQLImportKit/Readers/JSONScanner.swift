@@ -26,21 +26,29 @@ struct JSONScanner {
     /// The field name being built (with `--flatten`, its path: see `FieldPath`).
     private let keyScratch: ByteStore
     private var slot = 0
-    private let nestedKeys: NestedKeySet?
+    /// (Unowned: the reader that passes it outlives every scanner, and a strong
+    /// reference cost a retain and release per nested key.)
+    private unowned(unsafe) let nestedKeys: NestedKeySet
+    private let checksNestedKeys: Bool
+    /// For the scanners that check the grammar only.
+    nonisolated(unsafe) private static let unusedKeySet = NestedKeySet()  // never touched: checksNestedKeys is false
 
     /// The field being parsed, for error messages.
     var currentField: String? { keyScratch.isEmpty ? nil : FieldPath.dotted(keyScratch.string(0 ..< keyScratch.count)) }
 
     /// - Parameters:
     ///   - keys: scratch space for field names, reused across records.
-    ///   - nestedKeys: the keys of the nested objects being copied, reused across records;
-    ///     nil checks the grammar only (a key given twice is valid JSON).
+    ///   - nestedKeys: the keys of the nested objects being copied, reused across records,
+    ///     owned by the caller, which outlives the scanner; nil checks the grammar only (a
+    ///     key given twice is valid JSON), for what is not stored as read (`--path`'s
+    ///     skipped members, the Encodable API's JSON).
     init(
         _ buffer: UnsafeBufferPointer<UInt8>, start: Int = 0, endIsFinal: Bool, maxDepth: Int = 512, flatten: Bool = false,
-        keys: ByteStore = ByteStore(capacity: 64), nestedKeys: NestedKeySet? = NestedKeySet()
+        keys: ByteStore = ByteStore(capacity: 64), nestedKeys: NestedKeySet? = nil
     ) {
         keyScratch = keys
-        self.nestedKeys = nestedKeys
+        self.nestedKeys = nestedKeys ?? Self.unusedKeySet
+        checksNestedKeys = nestedKeys != nil
         base = buffer.baseAddress ?? UnsafePointer(bitPattern: 1)!
         end = buffer.count
         index = start
@@ -259,8 +267,8 @@ struct JSONScanner {
                 output.append(UInt8(ascii: "}"))
                 return
             }
-            let objectKeys = nestedKeys?.open() ?? 0
-            defer { nestedKeys?.close(objectKeys) }
+            let objectKeys = checksNestedKeys ? nestedKeys.open() : 0
+            defer { if checksNestedKeys { nestedKeys.close(objectKeys) } }
             while true {
                 skipWhitespace()
                 guard try peek() == UInt8(ascii: "\"") else {
@@ -269,7 +277,7 @@ struct JSONScanner {
                 let keyStart = index
                 let mark = output.count
                 try scanString(decodingInto: output)
-                if let nestedKeys, !nestedKeys.insert(UnsafeRawBufferPointer(start: output.base + mark, count: output.count - mark), object: objectKeys) {
+                if checksNestedKeys, !nestedKeys.insert(UnsafeRawBufferPointer(start: output.base + mark, count: output.count - mark), object: objectKeys) {
                     let name = output.string(mark ..< output.count)
                     throw .syntax(
                         "the key \"\(name)\" appears twice in one object, which JSON readers resolve differently (SQLite's JSON functions read the first value, most others the last); keep one",

@@ -49,7 +49,7 @@ final class NestedKeySet {
         if !hashed.isEmpty { hashed = hashed.filter { $0.key < mark } }
     }
 
-    private func start(of index: Int) -> Int { index == 0 ? 0 : ends[index - 1] }
+    @inline(__always) private func start(of index: Int) -> Int { index == 0 ? 0 : ends[index - 1] }
 
     private func hash(_ start: Int, _ count: Int) -> Int {
         var hasher = Hasher()
@@ -57,9 +57,13 @@ final class NestedKeySet {
         return hasher.finalize()
     }
 
+    @inline(__always)
     private func equals(_ index: Int, _ key: UnsafeRawBufferPointer) -> Bool {
         let start = start(of: index)
-        return ends[index] - start == key.count && (key.count == 0 || memcmp(bytes + start, key.baseAddress!, key.count) == 0)
+        guard ends[index] - start == key.count else { return false }
+        guard key.count > 0 else { return true }
+        // The first byte first: most keys differ there, and a call to memcmp costs more.
+        return bytes[start] == key[0] && memcmp(bytes + start, key.baseAddress!, key.count) == 0
     }
 
     /// Adds a key of the object opened at `mark`; false when it has that key already.
