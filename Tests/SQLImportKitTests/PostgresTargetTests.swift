@@ -208,6 +208,27 @@ import Testing
         #expect(try PostgresServer.query(url, "SELECT sku, price, code FROM p ORDER BY sku").trimmingCharacters(in: .newlines) == "flag||\nok|1.23|ab\nok2|19.99|abc")
     }
 
+    /// A field for an identity GENERATED ALWAYS or a generated column is refused before
+    /// any record, naming it and --ignore-unknown, as SQLite's generated columns are (the
+    /// server refused the first record that gave it: exit 64, no line, and under
+    /// --on-error skip the run still stopped).
+    @Test func aFieldForAColumnTheServerFillsIsRefusedNamingIt() throws {
+        let url = try PostgresServer.database(schema: Self.schemaName(#function), setUp: """
+            CREATE TABLE ga (id int GENERATED ALWAYS AS IDENTITY PRIMARY KEY, email text UNIQUE, v int, twice int GENERATED ALWAYS AS (v * 2) STORED);
+            """)
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        TestSupport.write(#"{"email":"a","v":1}"# + "\n" + #"{"id":5,"email":"b","v":2,"twice":4}"# + "\n", to: directory.appendingPathComponent("ga.jsonl"))
+        for extra in [[String](), ["--on-error", "skip"]] {
+            let run = try TestSupport.run(["ga.jsonl", "--db", url, "--table", "ga", "--upsert", "email"] + extra, in: directory)
+            #expect(run.status == 65, "\(run.stderr)")
+            #expect(run.stderr.contains(#""id", "twice" are generated columns of "ga""#) && run.stderr.contains("--ignore-unknown"), "\(run.stderr)")
+        }
+        let dropped = try TestSupport.run(["ga.jsonl", "--db", url, "--table", "ga", "--upsert", "email", "--ignore-unknown"], in: directory)
+        #expect(dropped.status == 0, "\(dropped.stderr)")
+        #expect(try PostgresServer.query(url, "SELECT email, v, twice FROM ga ORDER BY email").trimmingCharacters(in: .newlines) == "a|1|2\nb|2|4")
+    }
+
     /// COPY applies no rewrite rules, so a table with an INSERT rule is never COPYed into:
     /// its first load still goes through INSERT, and the rule still runs for each row.
     @Test func aFirstLoadIntoATableWithAnInsertRuleKeepsTheRule() throws {

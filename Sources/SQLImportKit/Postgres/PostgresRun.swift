@@ -191,6 +191,7 @@ final class PostgresRun {
             try resolveKeys()
         }
         var unknown: [(field: Int, name: String)] = []
+        var unwritable: [String] = []
         for name in batch.newColumns {
             // PostgreSQL names are case-sensitive: a field that matches two columns only
             // ignoring case ("Name" and name) names neither.
@@ -198,7 +199,12 @@ final class PostgresRun {
             if !schema.columns.contains(where: { $0.name == name }), folded.count > 1 {
                 throw SchemaError.ambiguousField(table: schema.table, field: name, columns: folded.map(\.name))
             }
-            if let column = schema.column(named: name) {
+            if let column = schema.column(named: name), !column.isWritable {
+                // An identity GENERATED ALWAYS or a generated column: the server refused
+                // the first record that gave it, with no line, whatever --on-error said.
+                columnOfField.append(nil)
+                if !options.ignoreUnknown { unwritable.append(column.name) }
+            } else if let column = schema.column(named: name) {
                 columnOfField.append(column.name)
             } else {
                 columnOfField.append(nil)
@@ -207,6 +213,7 @@ final class PostgresRun {
             }
             fieldNames.append(name)
         }
+        if !unwritable.isEmpty { throw SchemaError.generatedColumnsInInput(table: schema.table, fields: unwritable) }
         if !unknown.isEmpty {
             guard options.alter else { throw SchemaError.unknownFields(table: schema.table, fields: unknown.map(\.name)) }
             try addColumns(unknown, from: batch)

@@ -7,6 +7,9 @@ package struct PostgresSchema: Sendable {
         package var type: String
         package var notNull: Bool
         package var hasDefault: Bool
+        /// False for a column PostgreSQL fills itself and refuses a value for: an identity
+        /// `GENERATED ALWAYS`, or a generated column.
+        package var isWritable = true
     }
 
     package struct UniqueKey: Sendable {
@@ -54,10 +57,12 @@ package struct PostgresSchema: Sendable {
         guard let row = found.first, let oid = row[0], let table = row[1], let schema = row[2] else { return nil }
         let columns = try connection.query(
             """
-            SELECT attname, format_type(atttypid, atttypmod), attnotnull::text, atthasdef::text FROM pg_attribute
+            SELECT attname, format_type(atttypid, atttypmod), attnotnull::text, atthasdef::text,
+              (attidentity = 'a' OR coalesce(row_to_json(a)->>'attgenerated', '') NOT IN ('', ' '))::text
+            FROM pg_attribute a
             WHERE attrelid = $1::oid AND attnum > 0 AND NOT attisdropped ORDER BY attnum
             """, [oid]
-        ).map { Column(name: $0[0] ?? "", type: $0[1] ?? "text", notNull: $0[2] == "true", hasDefault: $0[3] == "true") }
+        ).map { Column(name: $0[0] ?? "", type: $0[1] ?? "text", notNull: $0[2] == "true", hasDefault: $0[3] == "true", isWritable: $0[4] != "true") }
         let keys = try connection.query(
             """
             SELECT ci.relname, i.indisprimary::text, pg_get_expr(i.indpred, i.indrelid),

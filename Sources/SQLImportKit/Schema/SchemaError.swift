@@ -37,7 +37,7 @@ public enum SchemaError: Error, Sendable, CustomStringConvertible {
         case .ambiguousField(let table, let field, let columns):
             return "field \(SQLIdentifier.quote(field)) matches columns \(columns.map(SQLIdentifier.quote).joined(separator: " and ")) of \(SQLIdentifier.quote(table)), which differ only in case; spell the field exactly as the column it is for"
         case .generatedColumnsInInput(let table, let fields):
-            return "\(fields.map(SQLIdentifier.quote).joined(separator: ", ")) \(fields.count == 1 ? "is a generated column" : "are generated columns") of \(SQLIdentifier.quote(table)): SQLite computes \(fields.count == 1 ? "it" : "them") and cannot store a given value (an export of the table holds them); pass --ignore-unknown to drop those fields"
+            return "\(fields.map(SQLIdentifier.quote).joined(separator: ", ")) \(fields.count == 1 ? "is a generated column" : "are generated columns") of \(SQLIdentifier.quote(table)): the database computes \(fields.count == 1 ? "it" : "them") (an expression, or an identity GENERATED ALWAYS) and cannot store a given value (an export of the table holds them); pass --ignore-unknown to drop those fields"
         case .missingRequiredColumn(let table, let column):
             return "column \(SQLIdentifier.quote(column)) of \(SQLIdentifier.quote(table)) is NOT NULL without a default, and the input has no such field; add it to the input or give the column a default"
         case .fieldsCollide(let table, let fields, let column):
