@@ -38,17 +38,12 @@ extension ImportRun {
         guard !defaults.isEmpty else { return }
         for (index, value) in defaults.sorted(by: { $0.key < $1.key }) {
             guard let input = tableColumnOfInput.firstIndex(where: { $0 == index }) else { continue }
-            let cell: Cell
             switch value.storage {
-            case .int64(let integer): cell = .integer(integer)
-            case .double(let real): cell = .real(real)
-            case .string(let text):
-                let start = batch.bytes.count
-                batch.bytes.append(contentsOf: Array(text.utf8))
-                cell = Cell(kind: .text, payload: Int64(start), length: UInt32(batch.bytes.count - start))
+            case .int64(let integer): batch.fillAbsent(column: input, with: .integer(integer))
+            case .double(let real): batch.fillAbsent(column: input, with: .real(real))
+            case .string(let text): batch.fillAbsent(column: input, text: text, kind: .text)
             default: continue
             }
-            batch.fillAbsent(column: input, with: cell)
         }
     }
 

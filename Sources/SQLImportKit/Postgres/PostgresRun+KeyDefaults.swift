@@ -25,9 +25,7 @@ extension PostgresRun {
         let defaults = try targetLiteralDefaults()
         for (column, text) in defaults.sorted(by: { $0.key < $1.key }) {
             guard let field = columnOfField.firstIndex(where: { $0?.lowercased() == column.lowercased() }) else { continue }
-            let start = batch.bytes.count
-            batch.bytes.append(contentsOf: Array(text.utf8))
-            batch.fillAbsent(column: field, with: Cell(kind: .untypedText, payload: Int64(start), length: UInt32(batch.bytes.count - start)))
+            batch.fillAbsent(column: field, text: text, kind: .untypedText)
         }
     }
 

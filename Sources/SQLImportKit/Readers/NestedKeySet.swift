@@ -51,9 +51,9 @@ final class NestedKeySet {
 
     @inline(__always) private func start(of index: Int) -> Int { index == 0 ? 0 : ends[index - 1] }
 
-    private func hash(_ start: Int, _ count: Int) -> Int {
+    private static func hash(_ key: UnsafeRawBufferPointer) -> Int {
         var hasher = Hasher()
-        hasher.combine(bytes: UnsafeRawBufferPointer(start: bytes + start, count: count))
+        hasher.combine(bytes: key)
         return hasher.finalize()
     }
 
@@ -73,12 +73,12 @@ final class NestedKeySet {
         if large {
             if hashed[mark] == nil {
                 var table: [Int: [Int]] = [:]
-                for index in mark ..< keyCount { table[hash(start(of: index), ends[index] - start(of: index)), default: []].append(index) }
+                for index in mark ..< keyCount {
+                    table[Self.hash(UnsafeRawBufferPointer(start: bytes + start(of: index), count: ends[index] - start(of: index))), default: []].append(index)
+                }
                 hashed[mark] = table
             }
-            var hasher = Hasher()
-            hasher.combine(bytes: key)
-            keyHash = hasher.finalize()
+            keyHash = Self.hash(key)
             if let candidates = hashed[mark]?[keyHash], candidates.contains(where: { equals($0, key) }) { return false }
         } else {
             var index = mark

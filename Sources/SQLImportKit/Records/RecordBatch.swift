@@ -182,6 +182,7 @@ package final class RecordBatch: @unchecked Sendable {
     /// omits a key column with a default, `ImportRun.fillKeyDefaults`).
     @discardableResult
     func fillAbsent(column: Int, with cell: Cell) -> Int {
+        guard lacks(column: column) else { return 0 }
         var widens = false
         for row in 0 ..< rowCount where Int(rowLengths[row]) <= column {
             widens = true
@@ -205,6 +206,21 @@ package final class RecordBatch: @unchecked Sendable {
             filled += 1
         }
         return filled
+    }
+
+    /// `fillAbsent` with text of `kind`, stored once in the batch, and only when a row
+    /// lacks the column.
+    @discardableResult
+    func fillAbsent(column: Int, text: String, kind: CellKind) -> Int {
+        guard lacks(column: column) else { return 0 }
+        let start = bytes.count
+        bytes.append(contentsOf: Array(text.utf8))
+        return fillAbsent(column: column, with: Cell(kind: kind, payload: Int64(start), length: UInt32(bytes.count - start)))
+    }
+
+    /// Whether a row lacks input column `column` (absent, or the row ends before it).
+    private func lacks(column: Int) -> Bool {
+        (0 ..< rowCount).contains { Int(rowLengths[$0]) <= column || cells[rowStarts[$0] + column].kind == .absent }
     }
 
     /// Empties the batch and gives its memory back (a small batch once sorted runs
