@@ -103,8 +103,9 @@ enum ExitStatus {
         case let error as OutputError:
             switch error {
             case .brokenPipe: return success
-            case .alreadyExists, .wouldReplaceSource: return usage
+            case .alreadyExists, .wouldReplaceSource, .staleSideFiles: return usage
             case .cannotCreate, .writeFailed, .appendFailed: return ioError
+            case .databaseInUse: return temporary
             case .compressionFailed: return software
             }
         case let error as ExportError:

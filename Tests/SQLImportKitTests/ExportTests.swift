@@ -160,8 +160,7 @@ import Testing
         defer { TestSupport.remove(directory) }
         let real = directory.appendingPathComponent("real")
         try FileManager.default.createDirectory(at: real, withIntermediateDirectories: true)
-        try TestSupport.createDatabase(directory.appendingPathComponent("snap.db").path, schema: "CREATE TABLE t (v TEXT); INSERT INTO t VALUES ('snapshot');")
-        #expect(try TestSupport.run(["snapshot", "--db", "snap.db", "-o", "s.sqlite.zst"], in: directory).status == 0)
+        try snapshotOfOneRow(in: directory)
         // The live database in WAL mode, a committed row still in its WAL (a copy of the
         // files while the writer holds them, as a kill leaves them).
         let live = real.appendingPathComponent("live.db").path
@@ -180,6 +179,79 @@ import Testing
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: directory.appendingPathComponent("app.db").path) == "real/app.db")
         #expect(!FileManager.default.fileExists(atPath: real.appendingPathComponent("app.db-wal").path))
         #expect(try DatabaseQueue(path: directory.appendingPathComponent("app.db").path).read { try String.fetchAll($0, sql: "SELECT v FROM t") } == ["snapshot"])
+    }
+
+    /// The database file deleted after a crash, its WAL left beside it: restore without
+    /// `--force` wrote the snapshot there and said "integrity_check ok", and the first
+    /// open applied the old WAL to it (the rows of the deleted database; with a hot
+    /// journal, a corrupt file). It is refused, naming the file; `--force` removes it.
+    @Test func aRestoreOntoADeletedDatabasesLeftoverWALIsRefused() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        try snapshotOfOneRow(in: directory)
+        let live = directory.appendingPathComponent("live.db").path
+        let queue = try DatabaseQueue(path: live)
+        try queue.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0; CREATE TABLE t (v TEXT)")
+            try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+            try db.execute(sql: "INSERT INTO t VALUES ('deleted database')")
+            try FileManager.default.copyItem(atPath: live + "-wal", toPath: directory.appendingPathComponent("app.db-wal").path)
+        }
+        let refused = try TestSupport.run(["restore", "s.sqlite.zst", "--db", "app.db"], in: directory)
+        #expect(refused.status == 64)
+        #expect(refused.stderr.contains("app.db-wal lies beside app.db, which does not exist"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("--force"))
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("app.db").path))
+        let forced = try TestSupport.run(["restore", "s.sqlite.zst", "--db", "app.db", "--force"], in: directory)
+        #expect(forced.status == 0, "\(forced.stderr)")
+        #expect(try DatabaseQueue(path: directory.appendingPathComponent("app.db").path).read { try String.fetchAll($0, sql: "SELECT v FROM t") } == ["snapshot"])
+    }
+
+    /// `restore --force` replaced a database that a process held in a transaction (its
+    /// journal deleted under it, its COMMIT then a disk I/O error), or that a WAL
+    /// connection held open (its next write went to the replaced file). Both hold a lock,
+    /// which restore now tries first: exit 75, nothing changed.
+    @Test(arguments: ["DELETE", "WAL"])
+    func aRestoreOverADatabaseAnotherConnectionHoldsIsRefused(_ journalMode: String) throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        try snapshotOfOneRow(in: directory)
+        let app = directory.appendingPathComponent("app.db").path
+        let queue = try DatabaseQueue(path: app)
+        try queue.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA journal_mode = \(journalMode); CREATE TABLE t (v TEXT); INSERT INTO t VALUES ('app')")
+        }
+        func restore() throws -> TestSupport.Output { try TestSupport.run(["restore", "s.sqlite.zst", "--db", "app.db", "--force"], in: directory) }
+        if journalMode == "WAL" {
+            // Open and idle, as an app's connection is between requests.
+            let refused = try restore()
+            #expect(refused.status == 75, "\(refused.stderr)")
+            #expect(refused.stderr.contains("app.db is in use"))
+        } else {
+            try queue.inDatabase { db in
+                try db.execute(sql: "BEGIN IMMEDIATE")
+                let refused = try restore()
+                #expect(refused.status == 75, "\(refused.stderr)")
+                #expect(refused.stderr.contains("app.db is in use"))
+                do {
+                    try db.execute(sql: "INSERT INTO t VALUES ('app 2'); COMMIT")
+                } catch {
+                    try? db.execute(sql: "ROLLBACK")
+                    Issue.record("the app's transaction failed after the restore: \(error)")
+                }
+            }
+        }
+        #expect(try queue.read { try String.fetchAll($0, sql: "SELECT v FROM t ORDER BY v") }.first == "app")
+        try queue.close()
+        let forced = try restore()
+        #expect(forced.status == 0, "\(forced.stderr)")
+        #expect(try DatabaseQueue(path: app).read { try String.fetchAll($0, sql: "SELECT v FROM t") } == ["snapshot"])
+    }
+
+    /// `s.sqlite.zst` in `directory`: a snapshot of table `t` holding the row `snapshot`.
+    func snapshotOfOneRow(in directory: URL) throws {
+        try TestSupport.createDatabase(directory.appendingPathComponent("snap.db").path, schema: "CREATE TABLE t (v TEXT); INSERT INTO t VALUES ('snapshot');")
+        #expect(try TestSupport.run(["snapshot", "--db", "snap.db", "-o", "s.sqlite.zst"], in: directory).status == 0)
     }
 
     /// A database left with a hot journal (a killed writer) cannot be read by a read-only
@@ -286,6 +358,25 @@ import Testing
             let original = try DatabaseQueue(path: source).read { try Row.fetchAll($0, sql: sql) }
             #expect(try DatabaseQueue(path: copy).read { try Row.fetchAll($0, sql: sql) } == original, "\(type) \(format)")
         }
+    }
+
+    /// A first column whose name begins with U+FEFF began the CSV with the bytes of a
+    /// byte order mark, which import strips: the column was unknown, and the suggested
+    /// `--ignore-unknown` stored NULL in it. Its name is quoted now, and reads back.
+    @Test(arguments: [InputFormat.csv, .tsv])
+    func aFirstColumnNameBeginningWithAByteOrderMarkReadsBack(_ format: InputFormat) throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let schema = "CREATE TABLE t (\"\u{FEFF}name\" TEXT, v INTEGER)"
+        let source = directory.appendingPathComponent("source.db").path
+        try TestSupport.createDatabase(source, schema: schema + "; INSERT INTO t VALUES ('a', 1);")
+        let file = "t.\(format.rawValue)"
+        #expect(try TestSupport.run(["export", "t", "--db", source, "-o", file], in: directory).status == 0)
+        let copy = directory.appendingPathComponent("copy.db").path
+        try TestSupport.createDatabase(copy, schema: schema)
+        let imported = try TestSupport.run([file, "--db", copy, "--table", "t"], in: directory)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(try DatabaseQueue(path: copy).read { try Row.fetchAll($0, sql: "SELECT * FROM t") } == [["\u{FEFF}name": "a", "v": 1]])
     }
 
     /// Import guesses the delimiter from the header (`,` `;` tab `|`): a one-column table

@@ -23,7 +23,10 @@ struct DelimitedRowEncoder: RowEncoder {
     mutating func begin(into output: inout [UInt8]) throws(ExportError) {
         for (index, name) in columns.enumerated() {
             if index > 0 { output.append(delimiter) }
-            Array(name.utf8).withUnsafeBytes { appendText($0, to: &output) }
+            // A first name that begins with U+FEFF would begin the file with a byte order
+            // mark, which import strips: quoted, it stays part of the name.
+            let startsLikeABOM = index == 0 && name.utf8.starts(with: [0xEF, 0xBB, 0xBF])
+            Array(name.utf8).withUnsafeBytes { appendText($0, to: &output, quoted: startsLikeABOM) }
         }
         output.append(0x0A)
     }
@@ -61,9 +64,9 @@ struct DelimitedRowEncoder: RowEncoder {
     /// with this delimiter whatever its name (a one-column export whose values hold `;`
     /// read as two `;`-separated columns).
     @inline(__always)
-    func appendText(_ text: UnsafeRawBufferPointer, to output: inout [UInt8]) {
+    func appendText(_ text: UnsafeRawBufferPointer, to output: inout [UInt8], quoted: Bool = false) {
         let quote = UInt8(ascii: "\"")
-        var needsQuotes = text.isEmpty || (nullText.map { text.elementsEqual($0) } ?? false)
+        var needsQuotes = quoted || text.isEmpty || (nullText.map { text.elementsEqual($0) } ?? false)
         if !needsQuotes {
             for byte in text
             where byte == delimiter || byte == quote || byte == 0x0A || byte == 0x0D || byte == UInt8(ascii: ",") || byte == UInt8(ascii: ";")

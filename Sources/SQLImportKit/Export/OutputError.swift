@@ -14,6 +14,12 @@ public enum OutputError: Error, Equatable, CustomStringConvertible {
     case wouldReplaceSource(path: String, source: String)
     /// libzstd or zlib refused a parameter or failed.
     case compressionFailed(compression: Compression, reason: String)
+    /// A database to restore has no file, but a journal or WAL of a former one lies
+    /// beside it, which SQLite would apply to the restored file.
+    case staleSideFiles(database: String, files: [String])
+    /// The database `restore --force` would replace is in use: another connection holds a
+    /// lock on it.
+    case databaseInUse(path: String)
 
     public var description: String {
         switch self {
@@ -31,6 +37,10 @@ public enum OutputError: Error, Equatable, CustomStringConvertible {
             return "\(path) is \(source); writing there would replace what is being read, even with --force. Choose another output name"
         case .compressionFailed(let compression, let reason):
             return "\(compression.rawValue) compression failed: \(reason)"
+        case .databaseInUse(let path):
+            return "\(path) is in use: another connection holds a lock on it, and would go on with the replaced file. Stop the processes that use it, then restore again; nothing was changed"
+        case .staleSideFiles(let database, let files):
+            return "\(files.joined(separator: " and ")) \(files.count == 1 ? "lies" : "lie") beside \(database), which does not exist: changes of a former database, or of one a process still has open, which SQLite would apply to the restored file. Make sure no process uses \(database), then remove \(files.joined(separator: " and ")), or pass --force to have restore remove \(files.count == 1 ? "it" : "them")"
         }
     }
 }

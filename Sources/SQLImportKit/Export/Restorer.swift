@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// Options of `sqlimport restore`.
 public struct RestoreOptions: Sendable {
@@ -54,6 +55,17 @@ public final class Restorer {
         try OutputError.refuseReplacing(source: options.snapshotPath, with: target, what: "the snapshot restore reads")
         let input = try InputSource(path: options.snapshotPath, acceptsAnyFile: true)
         let file = try AtomicOutputFile(destination: target, purpose: "restore", inPlace: false)
+        if !options.force {
+            // A journal or WAL with no database beside it (the file was deleted after a
+            // crash) would be applied to the restored file when it is first opened.
+            let stale = ["-journal", "-wal"].map { file.finalPath + $0 }.filter { path in
+                ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int ?? 0) > 0
+            }
+            if !stale.isEmpty {
+                file.discard()
+                throw OutputError.staleSideFiles(database: file.finalPath, files: stale)
+            }
+        }
         // Opening the copy for the check may create SQLite's side files next to it.
         let sidecars = ["-journal", "-wal", "-shm"].map { file.temporaryPath + $0 }
         do {
@@ -71,6 +83,7 @@ public final class Restorer {
             try file.close()
             try TemporaryFiles.shared.whileRegistered(sidecars) { try verify(file.temporaryPath) }
             if options.force {
+                try Self.refuseIfInUse(file.finalPath)
                 // A replaced database's journal or WAL would be applied to the new file.
                 // (Next to the file replaced: a link's file, not the link.)
                 for suffix in ["-journal", "-wal", "-shm"] { unlink(file.finalPath + suffix) }
@@ -81,6 +94,27 @@ public final class Restorer {
             file.discard()
             throw error
         }
+    }
+
+    /// Refuses to replace a database another connection holds a lock on: a reader or
+    /// writer inside a transaction, and any connection to a WAL database, would go on
+    /// with the file replaced under it (its next commit lost, or a disk I/O error). A
+    /// connection of a rollback-journal database between transactions holds no lock,
+    /// and SQLite offers no way to see it.
+    static func refuseIfInUse(_ path: String) throws {
+        var connection: OpaquePointer?
+        guard sqlite3_open_v2(path, &connection, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK, let connection else {
+            sqlite3_close(connection)
+            return  // not a database SQLite opens: no connection can hold it
+        }
+        defer { sqlite3_close(connection) }
+        sqlite3_busy_timeout(connection, 0)
+        guard sqlite3_exec(connection, "PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE", nil, nil, nil) == SQLITE_OK else {
+            let code = sqlite3_errcode(connection)
+            if code == SQLITE_BUSY || code == SQLITE_LOCKED { throw OutputError.databaseInUse(path: path) }
+            return
+        }
+        sqlite3_exec(connection, "ROLLBACK", nil, nil, nil)
     }
 
     /// Checks that `path` holds a sound SQLite database.
