@@ -211,7 +211,7 @@ struct Import: ParsableCommand {
             let partial = importer.partialSummary ?? postgresImporter.partialSummary
             var message = ExitStatus.message(for: error)
             if let partial, options.commitEvery != nil, !partial.dryRun, partial.counts.read > 0 {
-                message = ExitStatus.afterCheckpoints(message, error: error, committed: partial.counts.read)
+                message = ExitStatus.afterCheckpoints(message, error: error, committed: partial.counts.read - partial.counts.rejected)
             }
             FileHandle.standardError.writeLine("sqlimport: error: \(message)")
             if let partial {

@@ -171,6 +171,45 @@ import Testing
         #expect(try workspace.count() == 0)
     }
 
+    /// A signal during a first load's index builds (the last minutes of a large load) was
+    /// not looked at until they ended, and then the run committed every row and exited
+    /// 0. The build is interrupted now (`sqlite3_interrupt`), or the signal is seen when
+    /// it ends, and the run rolls back like any other. Cancelled as the builds begin, and
+    /// a moment into them.
+    @Test(arguments: [0.0, 0.005])
+    func aSignalWhileIndexesAreBuiltRollsTheFirstLoadBack(_ delay: Double) throws {
+        let workspace = try Workspace()
+        defer { workspace.cleanUp() }
+        try DatabaseQueue(path: workspace.database).write { db in
+            try db.execute(sql: "CREATE INDEX items_name ON items (name); CREATE INDEX items_notes ON items (notes, updatedAt)")
+        }
+        var options = ImportOptions(inputs: [workspace.file("in.jsonl", Self.itemsJSONL(20_000))], databasePath: workspace.database)
+        options.table = "items"
+        options.upsert = ["libraryID", "remoteID"]
+        let cancellation = Cancellation()
+        options.cancellation = cancellation
+        var phases: [ImportProgress.Phase] = []
+        do {
+            let summary = try Importer(options: options).run { progress in
+                if phases.last != progress.phase { phases.append(progress.phase) }
+                guard progress.phase == .buildingIndexes else { return }
+                if delay == 0 {
+                    cancellation.cancel(signal: SIGTERM)
+                } else {
+                    DispatchQueue.global().asyncAfter(deadline: .now() + delay) { cancellation.cancel(signal: SIGTERM) }
+                }
+            }
+            Issue.record("the run committed: \(summary.counts)")
+        } catch ImportError.interrupted(let signal) {
+            #expect(signal == SIGTERM)
+        }
+        #expect(phases.contains(.buildingIndexes))
+        #expect(try workspace.count() == 0)
+        #expect(try workspace.integrity() == "ok")
+        let indexes = try DatabaseQueue(path: workspace.database).read { try String.fetchAll($0, sql: "SELECT name FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL ORDER BY name") }
+        #expect(indexes == ["idx_items_sync_identity", "items_name", "items_notes"])
+    }
+
     // MARK: - Bad records
 
     @Test func rejectsFilePointsAtTheRightLinesAndExitIs2() throws {
@@ -434,5 +473,83 @@ import Testing
         let report = try JSONSerialization.jsonObject(with: Data(contentsOf: directory.appendingPathComponent("rep.json"))) as! [String: Any]
         let counts = report["counts"] as! [String: Int]
         #expect(report["resumedRejects"] as? Int == 3 && counts["rejected"] == 3, "\(report)")
+    }
+
+    /// A key of a record the interrupted run committed, repeated after the checkpoint: one
+    /// uninterrupted run refuses it (`--duplicate-keys error`), but the resumed run took
+    /// the committed row for one that existed before, overwrote it and exited 2. It now
+    /// refuses it as one run does, and under the default counts the repeat.
+    @Test(arguments: ["error", "warn"])
+    func aResumedRunSeesARepeatOfAKeyTheInterruptedRunCommitted(_ duplicateKeys: String) throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let lines = [
+            #"{"id":"a","n":1}"#, #"{"id":"b","n":2}"#, #"{"id":"c","n":3}"#, #"{"id":"d","n":4}"#, #"{"id":"e","n":5}"#,
+            #"{"id":"f","n":"bad"}"#, #"{"id":"g","n":7}"#, #"{"id":"b","n":99}"#, #"{"id":"h","n":8}"#,
+        ]
+        TestSupport.write(lines.joined(separator: "\n") + "\n", to: directory.appendingPathComponent("in.jsonl"))
+        let database = directory.appendingPathComponent("app.db").path
+        try TestSupport.createDatabase(database, schema: "CREATE TABLE t (id TEXT PRIMARY KEY, n INTEGER) STRICT;")
+        let command = ["in.jsonl", "--db", "app.db", "--table", "t", "--upsert", "id", "--commit-every", "5", "--resume", "--duplicate-keys", duplicateKeys, "--on-error", "skip"]
+        // Stopped at the sixth record, after the checkpoint that committed five.
+        #expect(try TestSupport.run(command + ["--max-errors", "0"], in: directory).status == 65)
+        let resumed = try TestSupport.run(command + ["--max-errors", "1", "--report", "rep.json"], in: directory)
+        let stored = try DatabaseQueue(path: database).read { try Int.fetchOne($0, sql: "SELECT n FROM t WHERE id = 'b'") }
+        if duplicateKeys == "error" {
+            #expect(resumed.status == 65, "\(resumed.stderr)")
+            #expect(resumed.stderr.contains("in.jsonl:8"), "\(resumed.stderr)")
+            #expect(stored == 2)
+        } else {
+            #expect(resumed.status == 2, "\(resumed.stderr)")
+            #expect(stored == 99)
+            let report = try JSONSerialization.jsonObject(with: Data(contentsOf: directory.appendingPathComponent("rep.json"))) as! [String: Any]
+            #expect((report["counts"] as! [String: Int])["duplicateKeys"] == 1, "\(report)")
+        }
+    }
+
+    /// `--strict-resume` stopping on a changed input had already emptied `--rejects`
+    /// (opened keeping only the lines of the inputs resumed); a later resume then counted
+    /// rejects whose lines were gone. The run stops before the file is opened now.
+    @Test func aStrictResumeThatStopsKeepsTheRejectsFile() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let lines = (1 ... 12).map { #"{"id":\#($0),"v":\#([2, 7, 8].contains($0) ? "\"bad\"" : String($0))}"# }
+        let input = TestSupport.write(lines.joined(separator: "\n") + "\n", to: directory.appendingPathComponent("in.jsonl"))
+        try TestSupport.createDatabase(directory.appendingPathComponent("app.db").path, schema: "CREATE TABLE t (id INTEGER PRIMARY KEY, v INTEGER) STRICT;")
+        let command = ["in.jsonl", "--db", "app.db", "--table", "t", "--upsert", "id", "--commit-every", "5", "--resume", "--on-error", "skip", "--rejects", "rej.jsonl"]
+        #expect(try TestSupport.run(command + ["--max-errors", "2"], in: directory).status == 65)
+        let rejects = directory.appendingPathComponent("rej.jsonl").path
+        let before = try String(contentsOfFile: rejects, encoding: .utf8)
+        #expect(!before.isEmpty)
+        let modified = try FileManager.default.attributesOfItem(atPath: input)[.modificationDate] as! Date
+        try FileManager.default.setAttributes([.modificationDate: modified.addingTimeInterval(60)], ofItemAtPath: input)
+        let strict = try TestSupport.run(command + ["--strict-resume"], in: directory)
+        #expect(strict.status == 65, "\(strict.stderr)")
+        #expect(strict.stderr.contains("has changed since the interrupted run"))
+        #expect(try String(contentsOfFile: rejects, encoding: .utf8) == before)
+    }
+
+    /// A record the interrupted run set aside while writing (a STRICT type error) was
+    /// counted both as committed (`committed_rows`, `resumedRecords`) and as a resumed
+    /// reject: 5 + 1 for 5 records. Committed records are the ones applied.
+    @Test func recordsRejectedWhileWritingAreNotCountedAsCommitted() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let lines = (1 ... 10).map { #"{"id":\#($0),"v":\#([2, 7, 8].contains($0) ? "\"bad\"" : String($0))}"# }
+        TestSupport.write(lines.joined(separator: "\n") + "\n", to: directory.appendingPathComponent("in.jsonl"))
+        let database = directory.appendingPathComponent("app.db").path
+        try TestSupport.createDatabase(database, schema: "CREATE TABLE t (id INTEGER PRIMARY KEY, v INTEGER) STRICT;")
+        let command = ["in.jsonl", "--db", "app.db", "--table", "t", "--upsert", "id", "--commit-every", "5", "--resume", "--on-error", "skip", "--rejects", "rej.jsonl"]
+        let interrupted = try TestSupport.run(command + ["--max-errors", "2"], in: directory)
+        #expect(interrupted.status == 65)
+        #expect(interrupted.stderr.contains("the 4 records committed at checkpoints before it stay"), "\(interrupted.stderr)")
+        func committedRows() throws -> Int? { try DatabaseQueue(path: database).read { try Int.fetchOne($0, sql: "SELECT committed_rows FROM _sqlimport_runs") } }
+        #expect(try committedRows() == 4)
+        let resumed = try TestSupport.run(command + ["--report", "rep.json"], in: directory)
+        #expect(resumed.status == 2, "\(resumed.stderr)")
+        let report = try JSONSerialization.jsonObject(with: Data(contentsOf: directory.appendingPathComponent("rep.json"))) as! [String: Any]
+        #expect(report["resumedRecords"] as? Int == 4 && report["resumedRejects"] as? Int == 1, "\(report)")
+        #expect(try committedRows() == 7)
+        #expect(try DatabaseQueue(path: database).read { try Int.fetchOne($0, sql: "SELECT count(*) FROM t") } == 7)
     }
 }

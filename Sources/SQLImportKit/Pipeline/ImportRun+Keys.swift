@@ -91,7 +91,7 @@ extension ImportRun {
     /// the record is inside its predicate with no NULL in it, else the primary key's (when
     /// the input supplies it), else nil.
     @inline(__always)
-    private func keyFingerprint(row: Int, of batch: RecordBatch, shape: RowShape, inside: Bool) -> UInt64? {
+    func keyFingerprint(row: Int, of batch: RecordBatch, shape: RowShape, inside: Bool) -> UInt64? {
         let columns = keyColumns(of: shape)
         if inside, let value = KeyLedger.fingerprint(row: row, of: batch, shape: shape, columns: columns.target, domain: 0) {
             return value

@@ -14,6 +14,8 @@ extension ImportRun {
         }
         let session = try self.session ?? startSession()
         self.session = session
+        // Records set aside while writing are rejects, not committed records (`--resume`).
+        let rejectedBeforeWriting = summary.counts.rejected
         try fillKeyDefaults(batch)
         if batch.bytes.isEmpty { batch.bytes.append(0) }  // a valid base address
         let inputName = inputNames[batch.inputIndex]
@@ -27,6 +29,9 @@ extension ImportRun {
                 ? batch.partition(before: resumeOffset)
                 : (0 ..< batch.rowCount).first { batch.byteOffsets[$0] >= resumeOffset } ?? batch.rowCount
             summary.counts.read -= firstRow
+            try batch.bytes.withUnsafeBufferPointer { buffer in
+                try markResumedRows(0 ..< firstRow, of: batch, session: session, bytes: buffer.baseAddress!)
+            }
         }
         // A sorted run is planned and written in slices of `rowsPerBatch` records, so
         // that each slice's records stay in the CPU's caches from planning to binding.
@@ -37,7 +42,7 @@ extension ImportRun {
             start = end
         }
         try checkCancellation()
-        try afterWriting(batch, rows: batch.rowCount - firstRow)
+        try afterWriting(batch, rows: batch.rowCount - firstRow - (summary.counts.rejected - rejectedBeforeWriting))
         report(phase: .writing)
     }
 

@@ -230,14 +230,20 @@ public final class Importer {
         try transaction.begin()
         let run = ImportRun(options: options, db: db, table: table, source: source, transaction: transaction, summary: summary, progress: progress)
         defer { run.close() }
+        // A signal stops the statement that runs, however long (a first load's index
+        // builds), not only the next batch.
+        let interruption = options.cancellation.map { InterruptOnCancel(db, $0) }
+        defer { interruption?.end() }
         do {
             try run.execute()
+            try run.checkCancellation()
             run.report(phase: .committing)
             if options.dryRun { transaction.rollback() } else { try transaction.commit() }
             summary = run.summary
         } catch {
             transaction.rollback()
             summary = run.summaryAfterFailure
+            if let signal = options.cancellation?.signal { throw ImportError.interrupted(signal: signal) }
             throw error
         }
     }
@@ -271,5 +277,28 @@ struct BulkPragmas {
 
     func restore(_ db: Database) {
         try? db.execute(sql: "PRAGMA cache_size = \(cacheSize)")
+    }
+}
+
+/// Interrupts the connection's running statement (`sqlite3_interrupt`) when the run is
+/// cancelled, until `end`: after it the connection may be closed, and the handler, which
+/// `Cancellation` keeps, must not touch it.
+final class InterruptOnCancel: @unchecked Sendable {
+    private let lock = NSLock()
+    private var connection: OpaquePointer?
+
+    init(_ database: Database, _ cancellation: Cancellation) {
+        connection = database.sqliteConnection
+        cancellation.onCancel { [self] in
+            lock.lock()
+            defer { lock.unlock() }
+            if let connection { sqlite3_interrupt(connection) }
+        }
+    }
+
+    func end() {
+        lock.lock()
+        connection = nil
+        lock.unlock()
     }
 }

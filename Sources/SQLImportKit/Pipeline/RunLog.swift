@@ -178,6 +178,11 @@ extension CheckpointingRun {
         let (resumed, warning) = RunLog.entriesToResume(entries, options: options, table: table)
         resumeEntries = resumed
         if let warning { summary.warnings.append(warning) }
+        // A changed input that stops the run stops it here, before `--rejects` is opened
+        // (which keeps only the lines of the inputs resumed, and emptied the file).
+        for (index, path) in options.inputs.enumerated() {
+            _ = try RunLog.start(of: path, entry: resumed[path], fingerprint: fingerprints[index], options: options)
+        }
     }
 
     /// Opens `--rejects`. A resumed run that skips what the interrupted one committed

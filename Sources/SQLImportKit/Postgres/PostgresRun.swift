@@ -239,6 +239,8 @@ final class PostgresRun {
         fileProgress.record(batch)
         if !keysOnServer && seenKeys.count > options.postgresKeysInMemory { try spillKeys() }
         try fillKeyDefaults(batch)
+        // Records set aside while writing are rejects, not committed records (`--resume`).
+        let rejectedBeforeWriting = summary.counts.rejected
         try writeIsolatingRefusals(batch, from: first) { row, refusal in
             let position = batch.position(row: row, inputName: inputNames[batch.inputIndex])
             var refusal = refusal
@@ -248,7 +250,7 @@ final class PostgresRun {
                 input: position.input, line: position.line, byteOffset: position.byteOffset, reason: refusal.description,
                 record: batch.rawRecord(row: row)))
         }
-        try afterWriting(batch, rows: batch.rowCount - first)
+        try afterWriting(batch, rows: batch.rowCount - first - (summary.counts.rejected - rejectedBeforeWriting))
         report(.writing)
     }
 
