@@ -58,7 +58,7 @@ struct Export: ParsableCommand {
     @Option(name: .customLong("null"), help: ArgumentHelp("How CSV/TSV write NULL. Default: an empty unquoted field.", valueName: "text"))
     var nullText: String?
 
-    @Option(help: ArgumentHelp("Wait this long for another writer's lock.", valueName: "ms"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Wait this long for another writer's lock.", valueName: "ms"))
     var busyTimeout = 5000
 
     @Flag(name: .shortAndLong, help: "Print nothing but errors.")
@@ -81,6 +81,8 @@ struct Export: ParsableCommand {
     }
 
     func validate() throws {
+        try RepeatedOptions.refuse(in: Self.self)
+        if busyTimeout < 0 { throw ValidationError("--busy-timeout takes milliseconds, 0 or more (0: fail at once when the database is locked)") }
         if (table == nil) == (query == nil) { throw ValidationError("name a table, or pass --query \"SELECT ...\" (one of the two)") }
         for parameter in parameters where !parameter.contains("=") || parameter.hasPrefix("=") {
             throw ValidationError("--param \(parameter): expected NAME=VALUE, e.g. --param since=2026-01-01 for :since")

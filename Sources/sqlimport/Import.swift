@@ -36,7 +36,10 @@ struct Import: ParsableCommand {
     @OptionGroup(title: "Tuning") var tuning: TuningFlags
 
     func validate() throws {
-        if inputs.isEmpty { throw ValidationError("no input given; pass a file, or - for standard input") }
+        try RepeatedOptions.refuse(in: Self.self)
+        if safety.busyTimeout < 0 { throw ValidationError("--busy-timeout takes milliseconds, 0 or more (0: fail at once when the database is locked)") }
+        // (No input is refused in `run`: ArgumentParser reports an unknown option only
+        // after `validate`, and `--verison` alone said "no input given".)
         try Self.checkForMisplacedSubcommand(inputs)
         let format = input.format
         if input.formatFlags.count + (format == nil ? 0 : 1) > 1 { throw ValidationError("choose one format: --format, --csv, --tsv, --jsonl (--nl) or --json") }
@@ -172,7 +175,11 @@ struct Import: ParsableCommand {
             }
         }
         if outputs.count == 2 {
-            try OutputError.refuseReplacing(source: outputs[1], with: outputs[0], what: "the rejects file (--rejects)")
+            do {
+                try OutputError.refuseReplacing(source: outputs[1], with: outputs[0], what: "the rejects file (--rejects)")
+            } catch {
+                throw ValidationError("--report and --rejects both name \(outputs[0]); give each a file of its own")
+            }
         }
     }
 
@@ -181,6 +188,7 @@ struct Import: ParsableCommand {
     }
 
     func run() throws {
+        if inputs.isEmpty { throw ValidationError("no input given; pass a file, or - for standard input") }
         var options = self.options
         let cancellation = Cancellation()
         options.cancellation = cancellation

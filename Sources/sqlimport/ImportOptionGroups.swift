@@ -49,7 +49,7 @@ struct InputFlags: ParsableArguments {
     @Option(name: .customLong("group"), help: ArgumentHelp("A nested field that is a column group, never read as an enum (repeatable).", valueName: "field"))
     var columnGroups: [String] = []
 
-    @Option(help: ArgumentHelp("Refuse any single record larger than this many bytes.", valueName: "bytes"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Refuse any single record larger than this many bytes.", valueName: "bytes"))
     var maxRecordBytes = 256 << 20
 
     /// The formats chosen by --csv, --tsv, --jsonl (--nl) and --json.
@@ -82,7 +82,7 @@ struct KeyFlags: ParsableArguments {
     @Option(help: ArgumentHelp("With --delete-missing: only rows whose values in these columns appear in the input may be deleted (e.g. libraryID).", valueName: "columns"))
     var scope: String?
 
-    @Option(name: .customLong("max-delete"), help: ArgumentHelp("With --delete-missing: the most rows it may delete, a count or a percentage of the rows in scope; more stops the run, nothing committed. Default 10%; an empty input deletes nothing unless 100%.", valueName: "n|p%"))
+    @Option(name: .customLong("max-delete"), parsing: .unconditional, help: ArgumentHelp("With --delete-missing: the most rows it may delete, a count or a percentage of the rows in scope; more stops the run, nothing committed. Default 10%; an empty input deletes nothing unless 100%.", valueName: "n|p%"))
     var maxDelete: String?
 
     @Option(help: ArgumentHelp("A record whose FIELD is true (or equals VALUE) deletes its row instead of being upserted (needs --upsert).", valueName: "field[=value]"))
@@ -100,7 +100,7 @@ struct SchemaFlags: ParsableArguments {
     @Flag(help: "Drop fields the table has no column for.")
     var ignoreUnknown = false
 
-    @Option(help: ArgumentHelp("Records sampled to infer the types of a new table, or all (reads a file twice).", valueName: "n|all"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Records sampled to infer the types of a new table, or all (reads a file twice).", valueName: "n|all"))
     var inferRows = "1000"
 
     @Option(help: ArgumentHelp("Primary key of a table created by this run, comma-separated.", valueName: "columns"))
@@ -121,10 +121,10 @@ struct SafetyFlags: ParsableArguments {
     @Option(help: ArgumentHelp("With --on-error skip: write bad records here, one JSON object per line.", valueName: "file"), completion: .file())
     var rejects: String?
 
-    @Option(help: ArgumentHelp("With --on-error skip: abort (rolled back) past this many bad records.", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("With --on-error skip: abort (rolled back) past this many bad records.", valueName: "n"))
     var maxErrors: Int?
 
-    @Option(help: ArgumentHelp("Commit every N records, recording progress in _sqlimport_runs. Default: one transaction.", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Commit every N records, recording progress in _sqlimport_runs. Default: one transaction.", valueName: "n"))
     var commitEvery: Int?
 
     @Flag(help: "Continue an interrupted --commit-every run after its last commit (an input that changed since starts over).")
@@ -133,7 +133,7 @@ struct SafetyFlags: ParsableArguments {
     @Flag(help: "With --resume: stop (exit 65) when an input changed since the interrupted run, instead of starting it over.")
     var strictResume = false
 
-    @Option(help: ArgumentHelp("Wait this long for another writer's lock.", valueName: "ms"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Wait this long for another writer's lock.", valueName: "ms"))
     var busyTimeout = 5000
 
     @Flag(help: "Switch the database to WAL journal mode first (persistent). Otherwise the journal mode is never changed.")
@@ -159,13 +159,13 @@ struct TuningFlags: ParsableArguments {
     @Option(help: "Write strategy (they leave identical databases).")
     var strategy: WriteStrategyKind = .auto
 
-    @Option(help: ArgumentHelp("With --strategy multirow: at most this many records per statement (default 500).", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("With --strategy multirow: at most this many records per statement (default 500).", valueName: "n"))
     var rowsPerStatement: Int?
 
-    @Option(help: ArgumentHelp("Page cache for the run, in MiB.", valueName: "MiB"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Page cache for the run, in MiB.", valueName: "MiB"))
     var cacheMib = 256
 
-    @Option(name: .customLong("sort-memory"), help: ArgumentHelp("MiB for key-ordered writes: an upsert applies its records in runs sorted by the key the database looks up first, three runs in memory at once; 0 applies them in input order.", valueName: "MiB"))
+    @Option(name: .customLong("sort-memory"), parsing: .unconditional, help: ArgumentHelp("MiB for key-ordered writes: an upsert applies its records in runs sorted by the key the database looks up first, three runs in memory at once; 0 applies them in input order.", valueName: "MiB"))
     var sortMemory = 48
 
     @Flag(help: "Only read and parse the input, counting its records; no database is opened.")

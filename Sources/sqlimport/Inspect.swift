@@ -30,6 +30,7 @@ struct Inspect: ParsableCommand {
     var quiet = false
 
     func validate() throws {
+        try RepeatedOptions.refuse(in: Self.self)
         if PostgresConnection.isURL(database.resolved) && (sample != nil || flattenBy != nil || !enumGroups.isEmpty || !columnGroups.isEmpty) {
             throw ValidationError("--sample, --flatten-by, --enum and --group read SQLite tables only so far; drop them for a PostgreSQL database")
         }
@@ -43,9 +44,7 @@ struct Inspect: ParsableCommand {
         let schema: TableSchema?
         var nested: NestedFieldsSample?
         do {
-            var configuration = Configuration()
-            configuration.readonly = true
-            let queue = try DatabaseQueue(path: database.resolved, configuration: configuration)
+            let queue = try SourceDatabase.openReadOnly(path: database.resolved, busyTimeoutMilliseconds: 5000)
             schema = try queue.read { try TableSchema.read($0, table: TableSchema.resolveName($0, requested: table)) }
             if let sample, let schema {
                 nested = try NestedFieldsSample.read(

@@ -24,6 +24,7 @@ struct Restore: ParsableCommand {
     var quiet = false
 
     func validate() throws {
+        try RepeatedOptions.refuse(in: Self.self)
         try database.refusePostgreSQL("restore")
     }
 

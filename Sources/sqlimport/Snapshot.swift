@@ -28,7 +28,7 @@ struct Snapshot: ParsableCommand {
     @Flag(help: "Replace an existing snapshot file.")
     var force = false
 
-    @Option(help: ArgumentHelp("Wait this long for another writer's lock.", valueName: "ms"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Wait this long for another writer's lock.", valueName: "ms"))
     var busyTimeout = 5000
 
     @Option(help: ArgumentHelp("Progress on stderr, as import's: on (plain lines when stderr is not a terminal) or json. A bare --progress is on.", valueName: "on|json"))
@@ -38,6 +38,8 @@ struct Snapshot: ParsableCommand {
     var quiet = false
 
     func validate() throws {
+        try RepeatedOptions.refuse(in: Self.self)
+        if busyTimeout < 0 { throw ValidationError("--busy-timeout takes milliseconds, 0 or more (0: fail at once when the database is locked)") }
         try database.refusePostgreSQL("snapshot")
         if !ZstdCompressingSink.levels.contains(level) { throw ValidationError("--level \(level): expected a level within \(ZstdCompressingSink.levels)") }
         if threads < 0 { throw ValidationError("--threads must be 0 or more") }

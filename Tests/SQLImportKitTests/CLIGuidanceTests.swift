@@ -296,6 +296,71 @@ import Testing
         #expect(try TestSupport.runShell("zstd -dc out.jsonl", in: directory).stdout == "{\"a\":1}\n{\"a\":2}\n")
     }
 
+    /// ArgumentParser keeps the last value of an option given twice, without a word:
+    /// `--db a.db --db b.db` wrote b.db. Such a command is refused, naming the values;
+    /// options that add one item each (`--type`, `--param`) repeat as before.
+    @Test func anOptionGivenTwiceIsRefused() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        TestSupport.write("{\"id\":1}\n", to: directory.appendingPathComponent("in.jsonl"))
+        let twice = try TestSupport.run(["in.jsonl", "--db", "a.db", "--db=b.db"], in: directory)
+        #expect(twice.status == 64)
+        #expect(twice.stderr.contains("--db is given 2 times (a.db, b.db), and only one is used; give it once"), "\(twice.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("b.db").path))
+        let short = try TestSupport.run(["export", "t", "--db", "a.db", "-o", "x.csv", "--output", "y.csv"], in: directory)
+        #expect(short.status == 64)
+        #expect(short.stderr.contains("--output is given 2 times (x.csv, y.csv)"), "\(short.stderr)")
+        let types = try TestSupport.run(["in.jsonl", "--db", "c.db", "--table", "t", "--type", "id=INTEGER", "--type", "id=INTEGER", "-q"], in: directory)
+        #expect(types.status == 0, "\(types.stderr)")
+    }
+
+    /// A mistyped option with no input said "no input given": ArgumentParser reports an
+    /// unknown option after `validate`, which refused the missing input first.
+    @Test func aMistypedOptionWithoutAnInputIsNamed() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let typo = try TestSupport.run(["--quiett"], in: directory)
+        #expect(typo.status == 64)
+        #expect(typo.stderr.contains("Unknown option '--quiett'. Did you mean '--quiet'?"), "\(typo.stderr)")
+        let none = try TestSupport.run(["--db", "a.db"], in: directory)
+        #expect(none.status == 64)
+        #expect(none.stderr.contains("no input given; pass a file, or - for standard input"), "\(none.stderr)")
+    }
+
+    /// Messages that named the wrong cause: a negative number was taken for a flag
+    /// ("Missing value"; `--busy-timeout -1` was even accepted), a directory input was a
+    /// permissions problem, and `--report` and `--rejects` on one file said the run would
+    /// replace what it reads "even with --force", a flag import does not have.
+    @Test func messagesNameTheRealCause() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        TestSupport.write("{\"id\":1}\n", to: directory.appendingPathComponent("in.jsonl"))
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("feeds"), withIntermediateDirectories: true)
+        let cases: [([String], String)] = [
+            (["in.jsonl", "--db", "a.db", "--commit-every", "-5"], "--commit-every needs a positive number of records"),
+            (["in.jsonl", "--db", "a.db", "--busy-timeout", "-1"], "--busy-timeout takes milliseconds, 0 or more"),
+            (["snapshot", "--db", "a.db", "--busy-timeout", "-1"], "--busy-timeout takes milliseconds, 0 or more"),
+            (["feeds", "--db", "a.db"], "feeds is a directory, not a file; pass the files in it (e.g. feeds/*.jsonl)"),
+            (["in.jsonl", "--db", "a.db", "--on-error", "skip", "--report", "r.json", "--rejects", "r.json"], "--report and --rejects both name r.json; give each a file of its own"),
+        ]
+        for (arguments, message) in cases {
+            let result = try TestSupport.run(arguments, in: directory)
+            #expect(result.status != 0 && result.stderr.contains(message), "\(arguments): \(result.stderr)")
+        }
+    }
+
+    /// export, snapshot and inspect of a missing database said only "unable to open
+    /// database file", without the path.
+    @Test(arguments: [["export", "t"], ["snapshot"], ["inspect", "t"]])
+    func aMissingDatabaseIsNamed(_ command: [String]) throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let result = try TestSupport.run(command + ["--db", "missing.db"], in: directory)
+        #expect(result.status == 73)
+        #expect(result.stderr.contains("no database at missing.db; check the path given to --db"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("missing.db").path))
+    }
+
     @Test func exportBindsNamedParametersAndRefusesUnboundOnes() throws {
         let directory = TestSupport.temporaryDirectory()
         defer { TestSupport.remove(directory) }

@@ -640,7 +640,7 @@ import Testing
         (["export", "items", "-o", "items.csv.gz", "--zstd"], Int32(64), "--zstd writes zstd, but items.csv.gz ends in .gz"),
         (["export", "items", "--threads", "2"], Int32(64), "--threads applies to zstd only"),
         (["export", "items", "--format", "xml"], Int32(64), "'xml' is invalid for '--format <format>'. Please provide one of 'jsonl', 'json', 'csv' or 'tsv'"),
-        (["export", "items", "--db", "missing.db"], Int32(73), "unable to open database file"),
+        (["export", "items", "--db", "missing.db"], Int32(73), "no database at missing.db"),
         (["export", "items", "-o", "no/such/folder/items.csv"], Int32(74), "cannot create no/such/folder/items.csv"),
     ])
     func exportErrorsExitWithTheREADMECodes(_ arguments: [String], _ status: Int32, _ message: String) throws {

@@ -92,8 +92,31 @@ import Testing
             #expect {
                 try TestSupport.runImport([input], database: database)
             } throws: { error in
-                "\(error)" == #"table "t" has no column for field(s) "color", "size"; re-run with --alter to add them, or --ignore-unknown to drop them"#
+                "\(error)" == #"\#(input):1 (byte 0): table "t" has no column for field(s) "color", "size"; re-run with --alter to add them, or --ignore-unknown to drop them"#
             }
+        }
+    }
+
+    /// The error named the fields but not where they are: a field first seen at line
+    /// 15,001 of 20,000 sent the user searching. It names the first record that holds
+    /// one, or the header of a CSV.
+    @Test func anUnknownFieldIsNamedWhereItFirstAppears() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let database = directory.appendingPathComponent("app.db").path
+        try TestSupport.createDatabase(database, schema: "CREATE TABLE t (id INTEGER PRIMARY KEY, n)")
+        let lines = (1 ... 3000).map { $0 < 2500 ? #"{"id":\#($0),"n":1}"# : #"{"id":\#($0),"n":1,"colour":"red"}"# }
+        let jsonl = TestSupport.write(lines.joined(separator: "\n") + "\n", to: directory.appendingPathComponent("in.jsonl"))
+        #expect {
+            try TestSupport.runImport([jsonl], database: database) { $0.table = "t" }
+        } throws: { error in
+            "\(error)".hasPrefix("\(jsonl):2500 (byte ") && "\(error)".contains(#"has no column for field(s) "colour""#)
+        }
+        let csv = TestSupport.write("id,n,colour\n1,2,red\n", to: directory.appendingPathComponent("in.csv"))
+        #expect {
+            try TestSupport.runImport([csv], database: database) { $0.table = "t" }
+        } throws: { error in
+            "\(error)".hasPrefix("\(csv):1 (the header): table \"t\" has no column")
         }
     }
 

@@ -160,7 +160,7 @@ import Testing
     }
 
     @Test(arguments: [
-        (["snapshot", "--db", "missing.db", "-o", "s.sqlite.zst"], Int32(73), "unable to open database file"),
+        (["snapshot", "--db", "missing.db", "-o", "s.sqlite.zst"], Int32(73), "no database at missing.db"),
         (["snapshot", "--db", "app.db", "-o", "no/such/folder/s.sqlite.zst"], Int32(74), "cannot create no/such/folder/s.sqlite.zst"),
         (["snapshot", "--db", "app.db", "--level", "99"], Int32(64), "--level 99"),
         (["restore", "--db", "new.db"], Int32(64), "Missing expected argument '<snapshot>'"),

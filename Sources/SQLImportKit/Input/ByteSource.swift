@@ -39,7 +39,7 @@ package final class FileDescriptorSource: ByteSource {
         var info = stat()
         if fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
             close(fd)
-            throw .unreadable(path: path, reason: "it is a directory")
+            throw .unreadable(path: path, reason: InputError.directoryReason)
         }
         descriptor = fd
         ownsDescriptor = true

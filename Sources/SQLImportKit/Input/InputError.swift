@@ -14,11 +14,15 @@ public enum InputError: Error, Equatable, CustomStringConvertible {
     /// The input is a file of another kind: a SQLite database, a ZIP archive, ...
     case notAnInput(path: String, kind: ForeignFile)
 
+    /// The reason `unreadable` gives for a directory.
+    static let directoryReason = "it is a directory"
+
     public var description: String {
         switch self {
         case .notFound(let path):
             return "\(path): no such file; check the path, or pass - to read standard input"
         case .unreadable(let path, let reason):
+            if reason == InputError.directoryReason { return "\(path) is a directory, not a file; pass the files in it (e.g. \(path)/*.jsonl)" }
             return "\(path): cannot read it (\(reason)); check its permissions"
         case .corruptCompressedStream(let input, let compression, let offset, let reason):
             return "\(input): corrupt \(compression.rawValue) stream at compressed byte \(offset) (\(reason)); nothing from this input was committed. Check the file with `\(compression.checkCommand) \(input)`"

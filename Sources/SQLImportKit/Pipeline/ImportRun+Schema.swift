@@ -239,7 +239,10 @@ extension ImportRun {
         }
         if !unknown.isEmpty && !options.ignoreUnknown {
             guard options.alter else {
-                throw SchemaError.unknownFields(table: table, fields: unknown.map { columnNames[$0] })
+                let format = summary.inputs[safe: batch.inputIndex]?.format
+                throw SchemaError.unknownFields(
+                    table: table, fields: unknown.map { columnNames[$0] },
+                    at: Self.fieldPosition(unknown[0], in: batch, inputName: inputNames[batch.inputIndex], format: format, hasHeader: options.reader.hasHeader))
             }
             let limit = Int(sqlite3_limit(db.sqliteConnection, SQLITE_LIMIT_COLUMN, -1))
             if schema.columns.count + unknown.count > limit {
@@ -291,6 +294,14 @@ extension ImportRun {
     var createdTable: Bool { summary.createdTable != nil }
 
     /// Where `input` first has a value in `batch`.
+    /// Where field `input` first appears, for an error: a CSV or TSV header's line, or
+    /// the first record of `batch` that holds it.
+    static func fieldPosition(_ input: Int, in batch: RecordBatch, inputName: String, format: InputFormat?, hasHeader: Bool) -> String {
+        if hasHeader && (format == .csv || format == .tsv) { return "\(inputName):1 (the header)" }
+        let row = (0 ..< batch.rowCount).first { batch.cell(row: $0, column: input).kind != .absent } ?? 0
+        return batch.rowCount == 0 ? inputName : batch.position(row: row, inputName: inputName).description
+    }
+
     func firstPosition(of input: Int, in batch: RecordBatch) -> SourcePosition {
         let row = (0 ..< batch.rowCount).first { batch.cell(row: $0, column: input).kind != .absent } ?? 0
         return batch.position(row: row, inputName: inputNames[batch.inputIndex])

@@ -215,7 +215,12 @@ final class PostgresRun {
         }
         if !unwritable.isEmpty { throw SchemaError.generatedColumnsInInput(table: schema.table, fields: unwritable) }
         if !unknown.isEmpty {
-            guard options.alter else { throw SchemaError.unknownFields(table: schema.table, fields: unknown.map(\.name)) }
+            guard options.alter else {
+                throw SchemaError.unknownFields(
+                    table: schema.table, fields: unknown.map(\.name),
+                    at: ImportRun.fieldPosition(
+                        unknown[0].0, in: batch, inputName: inputNames[batch.inputIndex], format: summary.inputs[safe: batch.inputIndex]?.format, hasHeader: options.reader.hasHeader))
+            }
             try addColumns(unknown, from: batch)
             for (field, name) in unknown { columnOfField[field] = schema.column(named: name)?.name }
         }

@@ -1,7 +1,9 @@
 /// Errors about tables and columns. Each says how to fix the problem.
 public enum SchemaError: Error, Sendable, CustomStringConvertible {
     case notATable(name: String, kind: String)
-    case unknownFields(table: String, fields: [String])
+    /// `at`: where the first such field is: the first record that holds it, or a CSV
+    /// header.
+    case unknownFields(table: String, fields: [String], at: String? = nil)
     /// `--pk` or `--type` that the existing table would ignore.
     case optionForNewTable(String)
     /// A field that matches several columns of a PostgreSQL table only ignoring case.
@@ -28,10 +30,10 @@ public enum SchemaError: Error, Sendable, CustomStringConvertible {
         switch self {
         case .notATable(let name, let kind):
             return "\(SQLIdentifier.quote(name)) is a \(kind), not a table; choose another name with --table"
-        case .unknownFields(let table, let fields):
+        case .unknownFields(let table, let fields, let position):
             let padded = fields.filter(Self.isPadded)
             let hint = padded.isEmpty ? "" : "; \(padded.map(SQLIdentifier.quote).joined(separator: ", ")) begin or end with a space (a header written as \"a, b\"): remove the spaces from the header line, e.g. sed -i '1s/ *, */,/g' FILE"
-            return "table \(SQLIdentifier.quote(table)) has no column for field(s) \(fields.map(SQLIdentifier.quote).joined(separator: ", "))\(hint.isEmpty ? "; re-run with --alter to add them, or --ignore-unknown to drop them" : hint)"
+            return "\(position.map { "\($0): " } ?? "")table \(SQLIdentifier.quote(table)) has no column for field(s) \(fields.map(SQLIdentifier.quote).joined(separator: ", "))\(hint.isEmpty ? "; re-run with --alter to add them, or --ignore-unknown to drop them" : hint)"
         case .optionForNewTable(let message):
             return message
         case .ambiguousField(let table, let field, let columns):

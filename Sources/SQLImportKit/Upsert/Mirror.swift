@@ -157,7 +157,7 @@ public enum MirrorError: Error, Sendable, CustomStringConvertible {
             if emptyInput {
                 return "the input holds no records, so --delete-missing would delete all \(deletions) rows in scope; no row was deleted. An empty export is more often a failed one: if the table really must be emptied, re-run with --max-delete 100%"
             }
-            return "--delete-missing would delete \(deletions) of \(candidates) rows in scope\(share), more than --max-delete \(limit) allows; no row was deleted, and nothing after the last checkpoint (--commit-every) was committed. If the export is complete, re-run with a higher --max-delete (a count, or a percentage such as \(Int((Double(deletions) * 100 / Double(max(candidates, 1))).rounded(.up)))%)"
+            return "--delete-missing would delete \(deletions) of \(candidates) rows in scope\(share), more than --max-delete \(limit) allows; no row was deleted, and the run was rolled back (with --commit-every, to its last checkpoint). If the export is complete, re-run with a higher --max-delete (a count, or a percentage such as \(Int((Double(deletions) * 100 / Double(max(candidates, 1))).rounded(.up)))%)"
         case .restricted(let row, let message):
             return "deleting row \(row) failed: \(message); a foreign key of another table still refers to it, so nothing was committed. Delete or re-point the referring rows first, or pass --on-error skip to keep such rows"
         }
