@@ -103,7 +103,7 @@ enum ExitStatus {
         case let error as OutputError:
             switch error {
             case .brokenPipe: return success
-            case .alreadyExists, .wouldReplaceSource, .staleSideFiles: return usage
+            case .alreadyExists, .wouldReplaceSource, .staleSideFiles, .sharedOutput: return usage
             case .cannotCreate, .writeFailed, .appendFailed: return ioError
             case .databaseInUse: return temporary
             case .compressionFailed: return software

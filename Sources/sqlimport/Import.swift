@@ -178,7 +178,7 @@ struct Import: ParsableCommand {
             do {
                 try OutputError.refuseReplacing(source: outputs[1], with: outputs[0], what: "the rejects file (--rejects)")
             } catch {
-                throw ValidationError("--report and --rejects both name \(outputs[0]); give each a file of its own")
+                throw OutputError.sharedOutput(path: outputs[0], options: ["--report", "--rejects"])
             }
         }
     }

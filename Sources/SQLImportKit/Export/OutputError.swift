@@ -20,6 +20,8 @@ public enum OutputError: Error, Equatable, CustomStringConvertible {
     /// The database `restore --force` would replace is in use: another connection holds a
     /// lock on it.
     case databaseInUse(path: String)
+    /// Two outputs of one run name the same file (`--report` and `--rejects`).
+    case sharedOutput(path: String, options: [String])
 
     public var description: String {
         switch self {
@@ -37,6 +39,8 @@ public enum OutputError: Error, Equatable, CustomStringConvertible {
             return "\(path) is \(source); writing there would replace what is being read, even with --force. Choose another output name"
         case .compressionFailed(let compression, let reason):
             return "\(compression.rawValue) compression failed: \(reason)"
+        case .sharedOutput(let path, let options):
+            return "\(options.joined(separator: " and ")) both name \(path); give each a file of its own"
         case .databaseInUse(let path):
             return "\(path) is in use: another connection holds a lock on it, and would go on with the replaced file. Stop the processes that use it, then restore again; nothing was changed"
         case .staleSideFiles(let database, let files):
