@@ -36,6 +36,8 @@ enum ReportWriter {
         var enumGroups: [String]?
         /// The order records were applied in: sorted by key in runs, or input order and why.
         var keyOrder: String?
+        /// Whether records were compared with the table's rows by content, or why not.
+        var unchangedRows: String?
         /// `--delete-missing`: the rows in scope, and deletions withheld because records
         /// were rejected.
         var deleteCandidates: Int?
@@ -60,6 +62,7 @@ enum ReportWriter {
             resumedRejects: summary.resumedRejects > 0 ? summary.resumedRejects : nil,
             restartedInputs: summary.restartedInputs, createdTable: summary.createdTable, addedColumns: summary.addedColumns,
             createdIndex: summary.createdIndex, deferredIndexes: summary.deferredIndexes, indexesBuiltEarly: summary.indexesBuiltEarly, enumGroups: summary.enumGroups, keyOrder: summary.keyOrder,
+            unchangedRows: summary.unchangedRows,
             deleteCandidates: summary.deleteCandidates, deletionsWithheld: summary.deletionsWithheld,
             warnings: summary.warnings, firstRejects: summary.firstRejects.isEmpty ? nil : summary.firstRejects, startedAt: summary.startedAt, finishedAt: summary.finishedAt, durationSeconds: seconds,
             rowsPerSecond: Double(summary.counts.read) / seconds,

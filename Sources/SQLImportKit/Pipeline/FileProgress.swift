@@ -10,6 +10,16 @@ struct FileProgress {
         bytesRead[batch.inputIndex] = batch.fileBytesConsumed
     }
 
+    /// The share of the input's file bytes read so far, once every input is open and a
+    /// regular file; nil before, or for a pipe.
+    func fractionRead(summary: ImportSummary, inputCount: Int) -> Double? {
+        let sizes = summary.inputs.map(\.bytes)
+        guard summary.inputs.count == inputCount, !sizes.contains(where: { $0 == nil }) else { return nil }
+        let total = sizes.reduce(0) { $0 + $1! }
+        guard total > 0 else { return nil }
+        return min(Double(bytesRead.reduce(0, +)) / Double(total), 1)
+    }
+
     /// The progress of a run whose `summary` lists the inputs opened so far, out of
     /// `inputCount`; the total size is known once every input is open and a regular file.
     func progress(phase: ImportProgress.Phase, summary: ImportSummary, inputCount: Int, rowsWritten: Int) -> ImportProgress {

@@ -99,6 +99,20 @@ public struct ImportOptions: Sendable {
     public var quickCheckMaxBytes: Int64 = 64 << 20
     /// Stops the run from another thread (signal handlers).
     public var cancellation: Cancellation?
+    /// Whether records are compared with the table's rows by content (`UnchangedRows`):
+    /// `auto` decides from the first records; tests force it either way.
+    var contentComparison = ContentComparison.auto
+    /// Runs between a checkpoint's commit and the next transaction (tests write there as
+    /// another connection would).
+    var betweenCheckpoints: (@Sendable () -> Void)?
+
+    enum ContentComparison: Sendable {
+        case auto
+        case off
+        /// From the second batch on, whatever the records and the table's size; the
+        /// writer waits for the scan.
+        case always
+    }
 
     /// What a bad record (unparseable, mistyped, refused by a constraint) does.
     public enum ErrorPolicy: String, Sendable, CaseIterable {

@@ -37,7 +37,10 @@ extension ImportRun: CheckpointingRun {
             // they are not this run's (`TouchedRows`).
             let rowid = session?.rowidName
             let maxAtCommit = try rowid.map { try Int64.fetchOne(db, sql: "SELECT max(\($0)) FROM \(SQLIdentifier.quote(table))") ?? 0 }
-            try transaction.checkpoint()
+            // The scan reads what this transaction began with: it ends before the commit.
+            try endUnchangedRowsScan(interrupt: false)
+            try transaction.checkpoint(between: options.betweenCheckpoints)
+            if let session { try checkUnchangedRowsAfterCommit(session) }
             if let rowid, let maxAtCommit, let touched = session?.counters.touched,
                 let maxNow = try Int64.fetchOne(db, sql: "SELECT max(\(rowid)) FROM \(SQLIdentifier.quote(table))"), maxNow > maxAtCommit
             {

@@ -42,6 +42,9 @@ extension ImportRun {
             start = end
         }
         try checkCancellation()
+        if unchangedRowsState == .undecided || unchangedRowsState == .scanning, batch.rowCount > 0 {
+            try considerUnchangedRows(session, lastShape: session.shape(of: batch.rowCount - 1, in: batch))
+        }
         try afterWriting(batch, rows: batch.rowCount - firstRow - (summary.counts.rejected - rejectedBeforeWriting))
         report(phase: .writing)
     }
@@ -163,6 +166,20 @@ extension ImportRun {
                 runEnd = Int.max
                 if plan.decisions[index] == .write { try deleteTombstone(row: row, of: batch, inputName: inputName, bytes: bytes) }
                 continue
+            }
+            if unchangedRows != nil, plan.decisions[index] == .write, plan.inside[index],
+                let rowid = unchangedRowid(row: row, of: batch, shape: plan.shapes[index], session: session, bytes: bytes)
+            {
+                // The records before it are written first: one of them may change its row.
+                if let runShape {
+                    try strategy.write(runStart ..< row, of: batch, shape: runShape, session: session, inputName: inputName, bytes: bytes)
+                }
+                runShape = nil
+                runEnd = Int.max
+                if passUnchanged(rowid, session: session) {
+                    runStart = row + 1
+                    continue
+                }
             }
             let shape: RowShape? = plan.decisions[index] == .write ? plan.shapes[index] : nil
             if shape !== runShape || row >= runEnd {

@@ -46,6 +46,15 @@ final class ImportRun {
     var undecidedNestedFields: [String: NestedFields.UndecidedField] = [:]
     /// Why the records are not sorted by key (`KeyOrder`), when they are not.
     var keyOrderRefusal: String?
+    /// Rows by the hash of their content (`ImportRun+UnchangedRows`), once built.
+    var unchangedRows: UnchangedRows?
+    /// The scan that builds `unchangedRows`, while it runs.
+    var unchangedRowsScan: UnchangedRowsScan?
+    /// What the scan runs, to run it again on the run's connection (`endUnchangedRowsScan`).
+    var pendingUnchangedRowsBuild: (@Sendable (OpaquePointer) throws(SQLiteFailure) -> UnchangedRows?)?
+    var unchangedRowsState = UnchangedRowsState.undecided
+    /// Records found equal to a row by `unchangedRows`, counted `unchanged` unwritten.
+    var recordsMatchedByContent = 0
     /// The literal defaults of the conflict target's columns (`fillKeyDefaults`), once read.
     var keyDefaultsOfTarget: [Int: DatabaseValue]?
 
@@ -104,6 +113,8 @@ final class ImportRun {
 
     /// After the run's transaction ended: the connection is the caller's again.
     func close() {
+        unchangedRowsScan?.finish(interrupt: true)
+        unchangedRowsScan = nil
         stopWatchingInserts(afterTransaction: true)
         session?.close()
         session = nil
@@ -171,6 +182,7 @@ final class ImportRun {
             }
         }
         try checkCancellation()
+        try endUnchangedRowsScan(interrupt: true)
         if schema == nil {
             if columnNames.isEmpty {
                 summary.warnings.append("the input holds no fields; table \(SQLIdentifier.quote(table)) was not created")
@@ -189,6 +201,7 @@ final class ImportRun {
         warnAboutUnusedEnums()
         warnAboutUnusedTombstone()
         describeKeyOrder()
+        describeUnchangedRows()
         finishSummary()
     }
 

@@ -41,6 +41,9 @@ public struct ImportSummary: Sendable, Codable {
     /// The order records were applied in (`KeyOrder`): sorted by key in runs, or the
     /// input's order and why.
     public var keyOrder: String?
+    /// Whether records were compared with the table's rows by content after one scan of
+    /// the table (`UnchangedRows`), and how many matched; or why not, once considered.
+    public var unchangedRows: String?
     /// `--delete-missing`: rows in scope (seen or not), and deletions not made because
     /// records were rejected.
     public var deleteCandidates: Int?

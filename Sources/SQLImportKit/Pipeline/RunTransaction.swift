@@ -34,9 +34,12 @@ final class RunTransaction {
     }
 
     /// Commits what was done so far and begins a new transaction.
-    func checkpoint() throws {
+    /// - Parameter between: runs between the commit and the next `BEGIN`, when other
+    ///   connections may write (tests use it to be one).
+    func checkpoint(between: (() -> Void)? = nil) throws {
         precondition(!nested, "checkpoints need a transaction of the run's own")
         try commit()
+        between?()
         try begin()
     }
 

@@ -27,37 +27,49 @@ enum StatementBinder {
     /// SQLite's `SQLITE_TRANSIENT`: copy the bytes.
     static var transient: sqlite3_destructor_type { unsafeBitCast(-1, to: sqlite3_destructor_type.self) }
 
-    @inline(__always)
+    /// Binds `cell` to parameter `index` of `statement`.
     /// - Parameter anyColumnHoldsBlobs: true for a table that is not STRICT, whose every
     ///   column may hold a BLOB: a JSON marker (`{"$base64":...}`, what export writes for
     ///   a BLOB whatever the column) binds as bytes into any column of it.
+    @inline(__always)
     static func bind(
         _ cell: Cell, affinity: ColumnAffinity, to statement: OpaquePointer, at index: Int32, bytes: UnsafePointer<UInt8>,
         anyColumnHoldsBlobs: Bool = false
     ) throws(Refusal) {
+        var sink = StatementParameter(statement: statement, index: index)
+        try bind(cell, affinity: affinity, into: &sink, bytes: bytes, anyColumnHoldsBlobs: anyColumnHoldsBlobs)
+    }
+
+    /// Gives `sink` the value that `cell` binds as: the one place that decides it, for
+    /// statements and for the content hashes of `UnchangedRows` alike.
+    @inline(__always)
+    static func bind<Sink: BoundValueSink>(
+        _ cell: Cell, affinity: ColumnAffinity, into sink: inout Sink, bytes: UnsafePointer<UInt8>, anyColumnHoldsBlobs: Bool = false
+    ) throws(Refusal) {
         switch cell.kind {
         case .absent, .null:
-            sqlite3_bind_null(statement, index)
+            sink.null()
         case .integer:
             if affinity == .real, !NumberText.isExactDouble(cell.payload) { throw .inexactReal }
-            sqlite3_bind_int64(statement, index, cell.payload)
+            sink.integer(cell.payload)
         case .real:
             if affinity == .text, let text = NumberText.textWhereSQLiteWouldRound(cell.doubleValue) {
                 // SQLite would turn the REAL into text with 15 significant digits
                 // (0.30000000000000004 → "0.3"): bind the shortest text that reads back
                 // as the same double. Where 15 digits are exact, SQLite's own spelling.
-                sqlite3_bind_text(statement, index, text, Int32(text.utf8.count), transient)
+                var text = text
+                text.withUTF8 { sink.text($0.baseAddress!, count: $0.count, stable: false) }
                 return
             }
-            sqlite3_bind_double(statement, index, cell.doubleValue)
+            sink.real(cell.doubleValue)
         case .text, .json:
-            if cell.kind == .json, affinity == .blob || anyColumnHoldsBlobs, bindBlob(cell, to: statement, at: index, bytes: bytes, BlobMarker.decodeJSON) { return }
+            if cell.kind == .json, affinity == .blob || anyColumnHoldsBlobs, bindBlob(cell, into: &sink, bytes: bytes, BlobMarker.decodeJSON) { return }
             if cell.kind == .text, affinity.convertsNumbers {
                 // A JSON string that looks like a number: the column stores the number.
                 if isLeadingZeroNumber(cell, bytes) { throw .leadingZeroNumber }
-                if try bindNumber(cell, affinity: affinity, to: statement, at: index, bytes: bytes) { return }
+                if try bindNumber(cell, affinity: affinity, into: &sink, bytes: bytes) { return }
             }
-            bindText(cell, to: statement, at: index, bytes: bytes)
+            bindText(cell, into: &sink, bytes: bytes)
         case .numberAsText:
             if affinity != .text && affinity != .blob {
                 switch NumberText.affinityNumber(UnsafeRawBufferPointer(start: bytes + Int(cell.payload), count: Int(cell.length))) {
@@ -66,50 +78,39 @@ enum StatementBinder {
                 default: throw .exactDecimal
                 }
             }
-            bindText(cell, to: statement, at: index, bytes: bytes)
+            bindText(cell, into: &sink, bytes: bytes)
         case .untypedText:
-            if affinity == .blob, bindBlob(cell, to: statement, at: index, bytes: bytes, BlobMarker.decodeText) { return }
+            if affinity == .blob, bindBlob(cell, into: &sink, bytes: bytes, BlobMarker.decodeText) { return }
             let text = UnsafeRawBufferPointer(start: bytes + Int(cell.payload), count: Int(cell.length))
             if affinity == .blob {
                 // No affinity: the value gets the type it looks like, as inference types it.
                 switch NumberText.typelessNumber(text) {
-                case .integer(let value): sqlite3_bind_int64(statement, index, value)
-                case .real(let value): sqlite3_bind_double(statement, index, value)
-                default: bindText(cell, to: statement, at: index, bytes: bytes)
+                case .integer(let value): sink.integer(value)
+                case .real(let value): sink.real(value)
+                default: bindText(cell, into: &sink, bytes: bytes)
                 }
                 return
             }
             if affinity.convertsNumbers {
                 if NumberText.isLeadingZeroNumber(text) { throw .leadingZeroNumber }
-                if try bindNumber(cell, affinity: affinity, to: statement, at: index, bytes: bytes) { return }
+                if try bindNumber(cell, affinity: affinity, into: &sink, bytes: bytes) { return }
             }
             // Other text is bound as text; the column's affinity (or STRICT type) applies.
-            bindText(cell, to: statement, at: index, bytes: bytes)
+            bindText(cell, into: &sink, bytes: bytes)
         }
     }
 
     @inline(__always)
-    private static func bindText(_ cell: Cell, to statement: OpaquePointer, at index: Int32, bytes: UnsafePointer<UInt8>) {
-        if cell.length == 0 {
-            sqlite3_bind_text(statement, index, "", 0, transient)
-        } else {
-            let start = UnsafeRawPointer(bytes + Int(cell.payload)).assumingMemoryBound(to: CChar.self)
-            sqlite3_bind_text(statement, index, start, Int32(cell.length), nil)
-        }
+    private static func bindText<Sink: BoundValueSink>(_ cell: Cell, into sink: inout Sink, bytes: UnsafePointer<UInt8>) {
+        sink.text(bytes + Int(cell.payload), count: Int(cell.length), stable: true)
     }
 
     /// Binds the bytes of a BLOB marker (see `BlobMarker`); false when the cell is no marker.
-    private static func bindBlob(
-        _ cell: Cell, to statement: OpaquePointer, at index: Int32, bytes: UnsafePointer<UInt8>,
-        _ decode: (UnsafeRawBufferPointer) -> [UInt8]?
+    private static func bindBlob<Sink: BoundValueSink>(
+        _ cell: Cell, into sink: inout Sink, bytes: UnsafePointer<UInt8>, _ decode: (UnsafeRawBufferPointer) -> [UInt8]?
     ) -> Bool {
         guard let blob = decode(UnsafeRawBufferPointer(start: bytes + Int(cell.payload), count: Int(cell.length))) else { return false }
-        if blob.isEmpty {
-            // A NULL pointer would bind NULL: a zero-length BLOB needs zeroblob.
-            sqlite3_bind_zeroblob(statement, index, 0)
-        } else {
-            _ = blob.withUnsafeBytes { sqlite3_bind_blob(statement, index, $0.baseAddress, Int32($0.count), transient) }
-        }
+        blob.withUnsafeBytes { sink.blob($0) }
         return true
     }
 
@@ -119,8 +120,8 @@ enum StatementBinder {
     /// REAL), a real literal past a Double's range (infinity or zero), an integer a REAL
     /// column would round.
     @inline(__always)
-    private static func bindNumber(
-        _ cell: Cell, affinity: ColumnAffinity, to statement: OpaquePointer, at index: Int32, bytes: UnsafePointer<UInt8>
+    private static func bindNumber<Sink: BoundValueSink>(
+        _ cell: Cell, affinity: ColumnAffinity, into sink: inout Sink, bytes: UnsafePointer<UInt8>
     ) throws(Refusal) -> Bool {
         switch NumberText.affinityNumber(UnsafeRawBufferPointer(start: bytes + Int(cell.payload), count: Int(cell.length))) {
         case .notANumber:
@@ -131,17 +132,64 @@ enum StatementBinder {
             throw .unrepresentableNumber
         case .integer(let value):
             if affinity == .real, !NumberText.isExactDouble(value) { throw .inexactReal }
-            sqlite3_bind_int64(statement, index, value)
+            sink.integer(value)
             return true
         case .real(let value):
             // SQLite's own text-to-REAL conversion is not correctly rounded for every
             // input (3.40: about 1 in 200 random doubles is off by one ulp).
-            sqlite3_bind_double(statement, index, value)
+            sink.real(value)
             return true
         }
     }
 
     private static func isLeadingZeroNumber(_ cell: Cell, _ bytes: UnsafePointer<UInt8>) -> Bool {
         NumberText.isLeadingZeroNumber(UnsafeRawBufferPointer(start: bytes + Int(cell.payload), count: Int(cell.length)))
+    }
+}
+
+/// Where `StatementBinder` puts the value a cell binds as: a statement's parameter
+/// (`StatementParameter`), or a content hash (`RowHasher`).
+protocol BoundValueSink {
+    /// Called before each value of a row: the value is for a column of `affinity`.
+    mutating func next(affinity: ColumnAffinity)
+    mutating func null()
+    mutating func integer(_ value: Int64)
+    mutating func real(_ value: Double)
+    /// UTF-8 text; `stable` when the bytes outlive the statement's step (the batch's
+    /// byte store), so that SQLite need not copy them.
+    mutating func text(_ start: UnsafePointer<UInt8>, count: Int, stable: Bool)
+    mutating func blob(_ bytes: UnsafeRawBufferPointer)
+}
+
+/// Parameter `index` of a prepared statement.
+struct StatementParameter: BoundValueSink {
+    let statement: OpaquePointer
+    /// The parameter; `next` moves to the following one.
+    var index: Int32
+
+    @inline(__always) mutating func next(affinity: ColumnAffinity) { index += 1 }
+
+    @inline(__always) func null() { sqlite3_bind_null(statement, index) }
+    @inline(__always) func integer(_ value: Int64) { sqlite3_bind_int64(statement, index, value) }
+    @inline(__always) func real(_ value: Double) { sqlite3_bind_double(statement, index, value) }
+
+    @inline(__always)
+    func text(_ start: UnsafePointer<UInt8>, count: Int, stable: Bool) {
+        if count == 0 {
+            sqlite3_bind_text(statement, index, "", 0, StatementBinder.transient)
+        } else {
+            let characters = UnsafeRawPointer(start).assumingMemoryBound(to: CChar.self)
+            sqlite3_bind_text(statement, index, characters, Int32(count), stable ? nil : StatementBinder.transient)
+        }
+    }
+
+    @inline(__always)
+    func blob(_ bytes: UnsafeRawBufferPointer) {
+        if bytes.isEmpty {
+            // A NULL pointer would bind NULL: a zero-length BLOB needs zeroblob.
+            sqlite3_bind_zeroblob(statement, index, 0)
+        } else {
+            sqlite3_bind_blob(statement, index, bytes.baseAddress, Int32(bytes.count), StatementBinder.transient)
+        }
     }
 }

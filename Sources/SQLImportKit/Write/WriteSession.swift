@@ -471,19 +471,40 @@ final class WriteSession {
         _ row: Int, of batch: RecordBatch, shape: RowShape, to statement: OpaquePointer, startingAt parameter: inout Int32,
         bytes: UnsafePointer<UInt8>
     ) throws(StepFailure) {
+        var sink = StatementParameter(statement: statement, index: parameter - 1)
+        do {
+            try values(of: row, in: batch, shape: shape, into: &sink, bytes: bytes)
+        } catch {
+            sqlite3_clear_bindings(statement)
+            throw StepFailure(code: 0, message: "", refusedColumn: error.position, refusal: error.refusal)
+        }
+        parameter = sink.index + 1
+    }
+
+    /// A value of a row that `StatementBinder` refused, at `position` of its shape.
+    struct ColumnRefusal: Error {
+        var position: Int
+        var refusal: StatementBinder.Refusal
+    }
+
+    /// Gives `sink` the values `row` binds as, one per column of `shape`: to a statement,
+    /// or to the content hash of `UnchangedRows`.
+    @inline(__always)
+    func values<Sink: BoundValueSink>(
+        of row: Int, in batch: RecordBatch, shape: RowShape, into sink: inout Sink, bytes: UnsafePointer<UInt8>
+    ) throws(ColumnRefusal) {
         let start = batch.rowStarts[row]
         let end = batch.rowEnd(row)
         for position in 0 ..< shape.inputColumns.count {
             let index = start + shape.inputColumns[position]
             let cell = index < end ? batch.cells[index] : .absent
+            let affinity = shape.affinities[position]
+            sink.next(affinity: affinity)
             do {
-                try StatementBinder.bind(
-                    cell, affinity: shape.affinities[position], to: statement, at: parameter, bytes: bytes, anyColumnHoldsBlobs: !schema.isStrict)
+                try StatementBinder.bind(cell, affinity: affinity, into: &sink, bytes: bytes, anyColumnHoldsBlobs: !schema.isStrict)
             } catch {
-                sqlite3_clear_bindings(statement)
-                throw StepFailure(code: 0, message: "", refusedColumn: position, refusal: error)
+                throw ColumnRefusal(position: position, refusal: error)
             }
-            parameter += 1
         }
     }
 
