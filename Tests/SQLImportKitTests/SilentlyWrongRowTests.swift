@@ -73,6 +73,119 @@ import Testing
         #expect(try work.value("SELECT count(*) FROM sqlite_schema WHERE name = 'flights'") == 0)
     }
 
+    /// A record with a NULL target key and a NULL or omitted primary key, in an input
+    /// whose other records supply the primary key: no clause can match it, and every run
+    /// inserted it again with exit 0 and `nullKey` 0 (the primary-key clause was taken to
+    /// match because the input had the field). It is a null key now, under each policy,
+    /// in a TEXT-keyed table and through an `INTEGER PRIMARY KEY`.
+    @Test(arguments: ["TEXT", "INTEGER"])
+    func aRecordWithoutEitherKeyIsANullKeyWhenOthersSupplyTheirs(_ idType: String) throws {
+        let work = Workspace()
+        defer { work.cleanUp() }
+        try work.schema("CREATE TABLE t (id \(idType) PRIMARY KEY, lib INTEGER, v TEXT); CREATE UNIQUE INDEX u ON t (lib);")
+        let input = work.directory.appendingPathComponent("t.jsonl")
+        TestSupport.write(#"{"id":1,"lib":1,"v":"x"}"# + "\n" + #"{"lib":null,"v":"y"}"# + "\n" + #"{"id":null,"lib":null,"v":"z"}"# + "\n", to: input)
+        let refused = try work.run([input.path, "--table", "t", "--upsert", "lib"])
+        #expect(refused.status == 65, "\(refused.stderr)")
+        #expect(refused.stderr.contains("t.jsonl:2") && refused.stderr.contains("--null-key"), "\(refused.stderr)")
+        #expect(try work.value("SELECT count(*) FROM t") == 0)
+        for _ in 0 ..< 2 {
+            let skipped = try work.run([input.path, "--table", "t", "--upsert", "lib", "--null-key", "skip"])
+            #expect(skipped.status == 2)
+            #expect(try work.counts()["nullKey"] == 2)
+        }
+        #expect(try work.value("SELECT count(*) FROM t") == 1)
+        let inserted = try work.run([input.path, "--table", "t", "--upsert", "lib", "--null-key", "insert"])
+        #expect(inserted.status == 0)
+        #expect(try work.counts()["nullKey"] == 2)
+        #expect(inserted.stderr.contains("a re-run will insert them again"), "\(inserted.stderr)")
+    }
+
+    /// With a partial index as the target whose predicate is not `col IS NOT NULL`, the
+    /// record's values are bound to evaluate it, and a value the binder refuses (`0959`
+    /// into a REAL column) ended the run as an internal error (exit 70, a Swift dump,
+    /// the good records lost, `--on-error skip` or not). It is the record's error now.
+    @Test(arguments: ["typed", "cached", "multirow"])
+    func aRefusedValueWithAPartialTargetIsTheRecordsError(_ strategy: String) throws {
+        let work = Workspace()
+        defer { work.cleanUp() }
+        try work.schema("""
+            CREATE TABLE t (id TEXT PRIMARY KEY, lib INTEGER, status TEXT NOT NULL DEFAULT 'a', v REAL);
+            CREATE UNIQUE INDEX u_live ON t (lib) WHERE status IN ('a', 'b');
+            """)
+        let input = work.directory.appendingPathComponent("t.jsonl")
+        TestSupport.write(#"{"lib":1,"v":"2.5"}"# + "\n" + #"{"lib":3,"v":"0959"}"# + "\n", to: input)
+        let skipped = try work.run([input.path, "--table", "t", "--upsert", "lib", "--on-error", "skip", "--strategy", strategy])
+        #expect(skipped.status == 2, "\(skipped.stderr)")
+        #expect(skipped.stderr.contains(#"t.jsonl:2 (byte 20): field "v" = 0959 has a leading zero"#), "\(skipped.stderr)")
+        #expect(try work.value("SELECT count(*) FROM t") == 1)
+        let stopped = try work.run([input.path, "--table", "t", "--upsert", "lib", "--strategy", strategy])
+        #expect(stopped.status == 65, "\(stopped.stderr)")
+    }
+
+    /// A STRICT table's `INTEGER PRIMARY KEY` in the input, `--merge newer`, and a stored
+    /// row newer than the record: the statement with the primary-key clause first made
+    /// SQLite resolve the rowid conflict before checking types, and a value the column
+    /// refuses was counted skipped with exit 0, where the plain upsert refuses it.
+    @Test(arguments: ["typed", "cached", "multirow"])
+    func aValueAStrictTableRefusesIsRefusedWhenTheStoredRowIsNewer(_ strategy: String) throws {
+        let work = Workspace()
+        defer { work.cleanUp() }
+        try work.schema("""
+            CREATE TABLE t (id INTEGER PRIMARY KEY, lib INTEGER, up TEXT, n INTEGER) STRICT; CREATE UNIQUE INDEX u ON t (lib);
+            INSERT INTO t VALUES (5, 2, '2026-01-01', 1);
+            """)
+        let input = work.directory.appendingPathComponent("t.jsonl")
+        TestSupport.write(#"{"id":5,"lib":2,"up":"2025-01-01","n":"abc"}"# + "\n", to: input)
+        let refused = try work.run([input.path, "--table", "t", "--upsert", "lib", "--merge", "newer:up", "--strategy", strategy])
+        #expect(refused.status == 65, "\(refused.stderr)")
+        #expect(refused.stderr.contains(#""n" = "abc""#) && refused.stderr.contains("INTEGER"), "\(refused.stderr)")
+    }
+
+    /// Repeats in a WITHOUT ROWID table (counted by the `KeyLedger`, not by rowid): a
+    /// record set aside while writing made the next record with its key a repeat (a count
+    /// too many; `--duplicate-keys error` stopped the run), and ` 20` or `+20` before `20`
+    /// in an INTEGER key, one row to SQLite, was no repeat. Both are counted as in a rowid
+    /// table now.
+    @Test(arguments: ["", " WITHOUT ROWID"])
+    func repeatsAreCountedAsTheIndexComparesKeysWithOrWithoutRowids(_ options: String) throws {
+        let work = Workspace()
+        defer { work.cleanUp() }
+        try work.schema("CREATE TABLE t (id TEXT PRIMARY KEY, k1 TEXT, v INTEGER NOT NULL)\(options); CREATE UNIQUE INDEX u_k1 ON t (k1);")
+        let rejected = work.directory.appendingPathComponent("rejected.jsonl")
+        TestSupport.write(#"{"id":"a","k1":"ka","v":null}"# + "\n" + #"{"id":"a","k1":"ka","v":2}"# + "\n", to: rejected)
+        let afterReject = try work.run([rejected.path, "--table", "t", "--upsert", "k1", "--on-error", "skip", "--duplicate-keys", "error"])
+        #expect(afterReject.status == 2, "\(options): \(afterReject.stderr)")
+        #expect(try work.counts()["duplicateKeys"] == 0)
+        #expect(try work.value("SELECT v FROM t WHERE k1 = 'ka'") == 2)
+        try work.schema("CREATE TABLE n (id INTEGER PRIMARY KEY NOT NULL, v TEXT)\(options);")
+        for spelling in [#"" 20""#, #""+20""#, #""20""#, "20.0"] {
+            let repeated = work.directory.appendingPathComponent("n.jsonl")
+            TestSupport.write(#"{"id":\#(spelling),"v":"a"}"# + "\n" + #"{"id":20,"v":"b"}"# + "\n", to: repeated)
+            let warned = try work.run([repeated.path, "--table", "n", "--upsert", "id"])
+            let duplicates = try work.counts()["duplicateKeys"]
+            #expect(warned.status == 0 && duplicates == 1, "\(options) \(spelling): \(warned.stderr)")
+            let refused = try work.run([repeated.path, "--table", "n", "--upsert", "id", "--duplicate-keys", "error"])
+            #expect(refused.status == 65, "\(options) \(spelling): \(refused.stderr)")
+        }
+    }
+
+    /// `numbersKeptAsText` and its warning ("were stored as TEXT") counted numbers that a
+    /// REAL column refused, and those of records set aside: none was stored.
+    @Test func numbersKeptAsTextCountsOnlyNumbersStoredAsText() throws {
+        let work = Workspace()
+        defer { work.cleanUp() }
+        try work.schema("CREATE TABLE t (id TEXT PRIMARY KEY, v REAL, big TEXT)")
+        let input = work.directory.appendingPathComponent("t.jsonl")
+        TestSupport.write(
+            #"{"id":"a","v":18446744073709551615,"big":1}"# + "\n" + #"{"id":"b","v":1,"big":18446744073709551616}"# + "\n", to: input)
+        let result = try work.run([input.path, "--table", "t", "--upsert", "id", "--on-error", "skip"])
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(try work.counts()["numbersKeptAsText"] == 1)
+        #expect(result.stderr.contains("1 number(s) do not fit a 64-bit integer or a double exactly and were stored as TEXT"), "\(result.stderr)")
+        #expect(try work.value("SELECT big FROM t WHERE id = 'b'") == "18446744073709551616")
+    }
+
     @Test func nullsInANonPartialKeyNeverGrowTheTableSilently() throws {
         let work = Workspace()
         defer { work.cleanUp() }

@@ -49,7 +49,7 @@ extension ImportRun {
             return refuse("unique index \(SQLIdentifier.quote(other)) is neither the conflict target nor the primary key: an update may free a value that a record sorted before it would take")
         }
         // The clause SQLite tries first (`UpsertStatement.reordersKeyClauses`).
-        let primaryKeyFirst = tableIsReal && options.usesGuardedStatements && options.merge != .ignore && target.fallbackKey != nil
+        let primaryKeyFirst = mayReorderKeyClauses && options.merge != .ignore && target.fallbackKey != nil
         let sortNames = primaryKeyFirst ? primaryKey : target.columns
         let guardNames = primaryKeyFirst ? target.columns : primaryKey
         guard let sortColumns = keyOrderColumns(sortNames, schema: schema), let guardColumns = keyOrderColumns(guardNames, schema: schema) else {

@@ -41,8 +41,11 @@ extension ImportRun {
                 continue
             }
             plan.fingerprints.append(0)
-            // A NULL primary key makes a new row each time, as SQLite does.
-            guard target.fallbackKey == nil else { continue }
+            // Neither its target key nor its primary key can match a row: a NULL (or
+            // omitted) primary key makes a new row each time, as SQLite does, and so did
+            // every re-run, uncounted, while other records of the input had the key. (One
+            // omitted with a DEFAULT gets it, which may match.)
+            if target.fallbackKey != nil, omitsAPrimaryKeyColumnWithADefault(plan.shapes[index]) { continue }
             summary.counts.nullKey += 1
             let position = batch.position(row: row, inputName: inputName)
             let why = plan.inside[index]
@@ -71,19 +74,35 @@ extension ImportRun {
             guard fingerprint != 0, let next = plan.keys.exchange(fingerprint, index: index) else { continue }
             plan.next[index] = next
         }
-        // Where SQLite counts the repeats (by the rows they land on), it names them too:
-        // a record rejected or deleted by a tombstone in between is no repeat there.
-        guard !(session?.tracksRowids ?? false) else { return }
-        for index in 0 ..< count {
+    }
+
+    /// Counts the repeats among `rows`, once written, where SQLite cannot (no rowids, or a
+    /// dry run): the `KeyLedger` learns each written record's key. A record set aside
+    /// while writing (`rowsRejectedWhileWriting`) is no earlier record of a repeat, as
+    /// where SQLite counts them by the rows the records land on. (Learned before writing,
+    /// a rejected record's key made the next record with it a repeat: a count too many,
+    /// and `--duplicate-keys error` stopped the run.)
+    func countRepeatsInLedger(of batch: RecordBatch, rows: Range<Int>, inputName: String, plan: BatchPlan) throws {
+        guard target != nil, !(session?.tracksRowids ?? false) else { return }
+        for index in 0 ..< rows.count {
             let fingerprint = plan.fingerprints[index]
-            guard fingerprint != 0 else { continue }
-            let row = firstRow + index
+            let row = rows.lowerBound + index
+            guard fingerprint != 0, plan.decisions[index] == .write, !rowsRejectedWhileWriting.contains(row) else { continue }
             if let previous = keyLedger.insert(fingerprint, position: KeyLedger.pack(input: batch.inputIndex, line: batch.lines[row])) {
                 let (input, line) = KeyLedger.unpack(previous)
                 try noteDuplicate(
                     earlier: "\(inputNames[input]):\(line)", later: batch.position(row: row, inputName: inputName), row: row, of: batch,
                     shape: plan.shapes[index], inside: plan.inside[index])
             }
+        }
+    }
+
+    /// Whether `shape` lacks a primary-key column that has a DEFAULT other than NULL.
+    private func omitsAPrimaryKeyColumnWithADefault(_ shape: RowShape) -> Bool {
+        guard let schema else { return false }
+        return schema.primaryKey.contains { name in
+            !shape.statement.columns.contains { $0.sqliteFolded == name.sqliteFolded }
+                && (schema.columnIndex(named: name).flatMap { schema.columns[$0].defaultSQL }.map { $0.uppercased() != "NULL" } ?? false)
         }
     }
 

@@ -99,6 +99,8 @@ extension ImportRun {
                 for row in rows { plan.shapes[row - firstRow] = session.shape(of: row, in: batch) }
             }
             var from = firstRow
+            rowsRejectedWhileWriting.removeAll(keepingCapacity: true)
+            defer { rowsRejectedWhileWriting.removeAll(keepingCapacity: true) }
             while true {
                 do {
                     try writeRuns(from ..< rows.upperBound, firstRow: firstRow, of: batch, plan: plan, session: session, inputName: inputName, bytes: bytes)
@@ -111,6 +113,23 @@ extension ImportRun {
                     for row in conflict.row ..< rows.upperBound { plan.shapes[row - firstRow] = session.shape(of: row, in: batch) }
                     from = conflict.row
                 }
+            }
+            try countRepeatsInLedger(of: batch, rows: rows, inputName: inputName, plan: plan)
+            if batch.numbersKeptAsText > 0 { countNumbersKeptAsText(of: batch, rows: rows, plan: plan) }
+        }
+    }
+
+    /// Counts the numbers past a 64-bit integer or a double that records of `rows` stored
+    /// as TEXT: in TEXT and untyped columns, of records written. (The reader's count
+    /// included numbers that a numeric column refused, and those of rejected records,
+    /// and the warning said they were stored.)
+    private func countNumbersKeptAsText(of batch: RecordBatch, rows: Range<Int>, plan: BatchPlan) {
+        for index in 0 ..< rows.count {
+            let row = rows.lowerBound + index
+            guard plan.decisions[index] == .write, !rowsRejectedWhileWriting.contains(row) else { continue }
+            let shape = plan.shapes[index]
+            for position in shape.inputColumns.indices where shape.affinities[position] == .text || shape.affinities[position] == .blob {
+                if batch.cell(row: row, column: shape.inputColumns[position]).kind == .numberAsText { summary.counts.numbersKeptAsText += 1 }
             }
         }
     }

@@ -307,6 +307,17 @@ extension ImportRun {
         return batch.position(row: row, inputName: inputNames[batch.inputIndex])
     }
 
+    /// Whether the primary-key clause may go first (`UpsertStatement.reordersKeyClauses`).
+    /// Not when that key is a STRICT table's `INTEGER PRIMARY KEY`: SQLite resolves a
+    /// rowid conflict before it checks the record's types, so a value the table refuses
+    /// went unseen whenever the `DO UPDATE ... WHERE` was false (a stored row newer under
+    /// `--merge newer`), where the plain upsert on the target refuses it.
+    var mayReorderKeyClauses: Bool {
+        guard tableIsReal && options.usesGuardedStatements, let schema else { return false }
+        if schema.isStrict, let alias = schema.rowidAlias, target?.fallbackKey?.map(\.sqliteFolded) == [alias.sqliteFolded] { return false }
+        return true
+    }
+
     /// True when the table keeps a secondary index (not the primary key's) that the load
     /// updates row by row: one that could not be deferred (see `DeferredIndexes`).
     func maintainsSecondaryIndexes() throws -> Bool {
@@ -358,7 +369,7 @@ extension ImportRun {
         let guarded = tableIsReal && options.usesGuardedStatements
         let session = WriteSession(
             db: db, schema: schema, target: target, policy: options.merge,
-            guardable: guarded ? try guardableColumns ?? IndexedColumns.read(db, table: table) : [], mayReorderKeyClauses: guarded)
+            guardable: guarded ? try guardableColumns ?? IndexedColumns.read(db, table: table) : [], mayReorderKeyClauses: mayReorderKeyClauses)
         session.inferredTypes = inferredTypes
         if firstLoadKeys != nil { session.beginInsertsOnly() }
         if deferredIndexes.hasUnique {
@@ -376,6 +387,7 @@ extension ImportRun {
         }
         if options.onError == .skip {
             session.onRecordFailure = { [unowned self] error, row, batch in
+                rowsRejectedWhileWriting.insert(row)
                 try reject(RejectedRecord(
                     input: error.position.input, line: error.position.line, byteOffset: error.position.byteOffset,
                     reason: error.description, record: batch.rawRecord(row: row)))

@@ -97,6 +97,8 @@ final class ImportRun {
     var firstDuplicate: String?
     /// Repeats the `KeyLedger` found (where SQLite cannot tell them).
     var ledgerRepeats = 0
+    /// The rows of the slice being written that were set aside while writing.
+    var rowsRejectedWhileWriting = Set<Int>()
 
     init(
         options: ImportOptions, db: Database, table: String, source: BatchSource, transaction: RunTransaction, summary: ImportSummary,
@@ -294,7 +296,6 @@ final class ImportRun {
             }
             try reject(record)
         }
-        summary.counts.numbersKeptAsText += batch.numbersKeptAsText
         if let line = batch.unterminatedLastLine { summary.warnings.append(Self.unterminatedLastLineWarning(inputNames[batch.inputIndex], line: line)) }
         summary.inputs[batch.inputIndex].bytesRead = batch.inputBytesConsumed
         fileProgress.record(batch)
@@ -331,7 +332,7 @@ final class ImportRun {
         syncCounts()
         if summary.counts.nullKey > 0, let firstNullKey, options.nullKey == .insert {
             summary.warnings.append(
-                "\(summary.counts.nullKey) record(s) have a NULL key column or fall outside the partial index's predicate, and the input supplies no primary key (first: \(firstNullKey)): they were inserted as new rows (--null-key insert), and a re-run will insert them again")
+                "\(summary.counts.nullKey) record(s) have a NULL key column or fall outside the partial index's predicate, and no primary key (first: \(firstNullKey)): they were inserted as new rows (--null-key insert), and a re-run will insert them again")
         }
         if firstDuplicate == nil, let session, let rowid = session.counters.firstDuplicateRowid, let rowidName = session.rowidName, let target {
             let key = try? Row.fetchOne(

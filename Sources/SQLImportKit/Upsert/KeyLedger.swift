@@ -170,24 +170,19 @@ extension KeyLedger {
                     let isNumeric = column.affinity == .integer || column.affinity == .real || column.affinity == .numeric
                         || column.affinity == .blob && cell.kind == .untypedText && !NumberText.hasLeadingZero(text)
                     if cell.kind != .json, cell.kind != .numberAsText, isNumeric {
-                        if case .value(let value) = NumberText.parseInteger(text) {
+                        // What the binder makes of the text (`StatementBinder`): the number
+                        // the column's affinity reads, ` 20` and `+20` as 20 too (they were
+                        // fingerprinted as text, and a repeat of `20` went uncounted).
+                        switch column.affinity == .blob ? NumberText.typelessNumber(text) : NumberText.affinityNumber(text) {
+                        case .integer(let value):
                             hasher.combine(0)
                             hasher.combine(UInt64(bitPattern: value))
                             return
-                        }
-                        if NumberText.isNumberSyntax(text), let value = NumberText.parseDouble(text) {
-                            switch NumberText.inexactWholeNumber(text, rounded: value) {
-                            case nil:
-                                combine(number: value, into: &hasher)
-                                return
-                            case .value(let integer)?:
-                                // `9007199254740993.0` is stored as the integer it spells.
-                                hasher.combine(0)
-                                hasher.combine(UInt64(bitPattern: integer))
-                                return
-                            default:
-                                break  // past Int64: refused, or kept as text
-                            }
+                        case .real(let value):
+                            combine(number: value, into: &hasher)
+                            return
+                        case .notANumber, .bigInteger, .unrepresentable:
+                            break  // text; or a number the binder refuses
                         }
                     }
                     hasher.combine(text: text, foldsCase: column.foldsCase, trimsTrailingSpaces: column.trimsTrailingSpaces)

@@ -66,7 +66,14 @@ final class PartialPredicateFilter {
             return kind != .null && kind != .absent
         }
         let statement = try evaluator(for: shape, session: session)
-        try session.bindRow(row, of: batch, shape: shape, to: statement, bytes: bytes)
+        do {
+            try session.bindRow(row, of: batch, shape: shape, to: statement, bytes: bytes)
+        } catch {
+            // A value the binder refuses (`0959` into an INTEGER column): the record's
+            // statement refuses it too, naming the field, and `--on-error skip` sets it
+            // aside there. (Thrown from here, it ended the run as an internal error.)
+            return true
+        }
         defer { sqlite3_reset(statement) }
         guard sqlite3_step(statement) == SQLITE_ROW else { return false }
         return sqlite3_column_type(statement, 0) != SQLITE_NULL && sqlite3_column_int64(statement, 0) != 0

@@ -45,7 +45,7 @@ public enum UpsertError: Error, Sendable, CustomStringConvertible {
         case .emptyKey:
             return "--upsert needs at least one column name, e.g. --upsert id"
         case .nullKey(let position, let key, let why):
-            return "\(position): the record's key \(key) \(why), so a re-run could not find its row and would insert it again; nothing was committed. Supply the table's primary key in the input (its rows are then matched by it), or pass --null-key insert to insert such records anyway or --null-key skip to set them aside"
+            return "\(position): the record's key \(key) \(why), so a re-run could not find its row and would insert it again; nothing was committed. Supply the table's primary key in each record (its rows are then matched by it), or pass --null-key insert to insert such records anyway or --null-key skip to set them aside"
         case .duplicateKey(let earlier, let later, let key):
             return "\(later): the record repeats the key \(key) of the record at \(earlier) (--duplicate-keys error); nothing was committed. Remove one of them, or drop --duplicate-keys error to let the later record win"
         case .nullKeyNeedsPrimaryKey(let table, let columns, let position):
