@@ -166,7 +166,7 @@ struct TuningFlags: ParsableArguments {
     var cacheMib = 256
 
     @Option(name: .customLong("sort-memory"), parsing: .unconditional, help: ArgumentHelp("MiB for key-ordered writes: an upsert applies its records in runs sorted by the key the database looks up first, three runs in memory at once; 0 applies them in input order.", valueName: "MiB"))
-    var sortMemory = 48
+    var sortMemory = 40
 
     @Flag(help: "Only read and parse the input, counting its records; no database is opened.")
     var parseOnly = false

@@ -13,6 +13,10 @@ enum RepeatedOptions {
     ///     (`--name <value>`): read from it, so that no option is forgotten.
     ///   - arguments: the command line, `CommandLine.arguments` by default.
     static func refuse(in command: ParsableCommand.Type, arguments: [String] = CommandLine.arguments) throws {
+        // Most command lines repeat no option: the help text (which ArgumentParser builds
+        // by reflection, a megabyte of peak memory) is only made when one might.
+        let names = arguments.dropFirst().prefix { $0 != "--" }.filter { $0.hasPrefix("-") && $0.count > 1 }.map { String($0.split(separator: "=", maxSplits: 1)[0]) }
+        guard Set(names).count < names.count || names.contains(where: { !$0.hasPrefix("--") }) else { return }
         let help = SQLImportCommand.helpMessage(for: command, columns: 10_000)
         let takesValue = Set(help.matches(of: /(--[a-z0-9-]+) </).map { String($0.output.1) })
         // `-o, --output <path>`: a short name counts as its long one.

@@ -60,7 +60,7 @@ public struct ImportOptions: Sendable {
     /// `--sort-memory MiB`: memory for key-ordered writes (`KeyOrder`): an upsert's
     /// records are applied in runs sorted by the key SQLite probes first, three runs in
     /// memory at once. 0 applies them in input order.
-    public var sortMemoryMiB = 48
+    public var sortMemoryMiB = 40
     /// The size of one sorted run, overriding `sortMemoryMiB` (tests use small runs).
     var sortRunBytes: Int?
     /// Write with guarded statements: unchanged index columns left out of `DO UPDATE SET`
@@ -102,6 +102,17 @@ public struct ImportOptions: Sendable {
     /// Whether records are compared with the table's rows by content (`UnchangedRows`):
     /// `auto` decides from the first records; tests force it either way.
     var contentComparison = ContentComparison.auto
+    /// What the decision to compare records by content assumes a scan and a comparison
+    /// cost (measured on the 2-core bench machine; tests lower the scan's).
+    var comparisonCost = ComparisonCost()
+
+    struct ComparisonCost: Sendable {
+        /// The scan, per row of the table (hashing included).
+        var scanNanosecondsPerRow = 700.0
+        /// A record's hash and lookup.
+        var nanosecondsPerRecord = 300.0
+    }
+
     /// Runs between a checkpoint's commit and the next transaction (tests write there as
     /// another connection would).
     var betweenCheckpoints: (@Sendable () -> Void)?

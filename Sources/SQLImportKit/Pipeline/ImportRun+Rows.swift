@@ -5,6 +5,17 @@ import GRDBSQLite
 /// Hands each batch to the write strategy, in runs of records of one shape.
 extension ImportRun {
     func write(_ batch: RecordBatch) throws {
+        // The writing thread's time per record, past the first batch (which prepares the
+        // statements and meets a cold cache), while the comparison is undecided.
+        let writtenBefore = session.map { $0.counts.inserted + $0.counts.updated + $0.counts.unchanged + $0.counts.skipped } ?? 0
+        writeStartedAt = unchangedRowsState == .undecided && writtenBefore > 0 ? DispatchTime.now().uptimeNanoseconds : 0
+        defer {
+            if writeStartedAt > 0 {
+                writingNanoseconds += DispatchTime.now().uptimeNanoseconds - writeStartedAt
+                timedRecords += (session.map { $0.counts.inserted + $0.counts.updated + $0.counts.unchanged + $0.counts.skipped } ?? 0) - writtenBefore
+            }
+            writeStartedAt = 0
+        }
         try mapNewColumns(of: batch)
         // An empty input (or one of only rejected records) needs no statement: its
         // missing fields are no error (a CSV header's unknown ones still are).

@@ -16,14 +16,15 @@ extension ImportRun {
         case dropped(rows: Int)
     }
 
-    /// Records written through statements before the decision.
+    /// Records written through statements before the decision, and timed after the
+    /// first batch.
     static let unchangedRowsSample = 4096
 
     /// Decides, once `unchangedRowsSample` records went through statements, whether the
     /// rest of the run compares records by content: when at least half of those were
-    /// unchanged, and the unchanged records still to come outnumber half the table's rows
-    /// (the scan costs about a fifth of what an upsert of an unchanged record does, per
-    /// row). Call after each batch.
+    /// unchanged, and the time the unchanged records still to come would spend in their
+    /// statements is at least twice what the scan of the table costs. Call after each
+    /// batch.
     func considerUnchangedRows(_ session: WriteSession, lastShape: RowShape?) throws {
         if unchangedRowsState == .scanning, let scan = unchangedRowsScan, scan.finished != nil {
             try endUnchangedRowsScan(interrupt: false)
@@ -36,7 +37,7 @@ extension ImportRun {
         let forced = options.contentComparison == .always
         let counts = session.counts
         let written = counts.inserted + counts.updated + counts.unchanged + counts.skipped
-        guard forced || written >= Self.unchangedRowsSample else { return }
+        guard forced || written >= Self.unchangedRowsSample && timedRecords >= Self.unchangedRowsSample else { return }
         guard forced || counts.unchanged * 2 >= written else {
             unchangedRowsState = .declined(nil)
             return
@@ -50,7 +51,13 @@ extension ImportRun {
         let expected = fractionRead.map { Int(Double(summary.counts.read) / max($0, 1e-9)) } ?? summary.counts.read
         let matches = max(expected - written, 0) * counts.unchanged / max(written, 1)
         let tableRows = Int(max(touched.startMax, 1))
-        guard forced || matches * 2 >= tableRows else {
+        // What a record's statement costs here (the writing thread's time per record so
+        // far), against what the scan costs per row and a comparison per record: on keys
+        // that come in the table's order (sequential ids) statements are cheap, and the
+        // scan, on the core the reader needs, made a re-run slower (1.67 -> 1.78 s).
+        let perRecord = Double(writingNanoseconds) / Double(max(timedRecords, 1))
+        let saved = Double(matches) * (perRecord - options.comparisonCost.nanosecondsPerRecord)
+        guard forced || saved >= 2 * Double(tableRows) * options.comparisonCost.scanNanosecondsPerRow else {
             // A pipe's size is unknown: its records so far may still grow to enough.
             if fractionRead != nil { unchangedRowsState = .declined(nil) }
             return
@@ -69,20 +76,22 @@ extension ImportRun {
         let table = self.table
         let admitted = filter
         let dataVersion = try sqliteResult { () throws(SQLiteFailure) in try UnchangedRows.dataVersion(session.connection) }
-        let build: @Sendable (OpaquePointer) throws(SQLiteFailure) -> UnchangedRows? = { connection throws(SQLiteFailure) in
+        let build: @Sendable (OpaquePointer, () -> Bool) throws(SQLiteFailure) -> UnchangedRows? = { connection, shouldStop throws(SQLiteFailure) in
             try UnchangedRows.build(
                 connection: connection, table: table, rowidName: rowidName, columns: columns, filter: admitted, expectedRows: tableRows, maxBytes: budget,
-                dataVersion: dataVersion)
+                dataVersion: dataVersion, shouldStop: shouldStop)
         }
         pendingUnchangedRowsBuild = build
         let path = sqlite3_db_filename(session.connection, "main").map { String(cString: $0) } ?? ""
-        if !path.isEmpty, let scan = UnchangedRowsScan(path: path) {
+        // Inside the caller's transaction (the Swift API) a second connection would not
+        // see the caller's own changes: the run's connection scans.
+        if !path.isEmpty, !transaction.isNested, let scan = UnchangedRowsScan(path: path, like: session.connection) {
             unchangedRowsScan = scan
             unchangedRowsState = .scanning
             scan.start(build)
             if forced { try endUnchangedRowsScan(interrupt: false) }
         } else {
-            try adoptUnchangedRows(.success(sqliteResult { () throws(SQLiteFailure) in try build(session.connection) }), session: session)
+            try adoptUnchangedRows(.success(sqliteResult { () throws(SQLiteFailure) in try build(session.connection) { false } }), session: session)
         }
     }
 
@@ -94,7 +103,7 @@ extension ImportRun {
         unchangedRowsScan = nil
         let outcome = scan.finish(interrupt: interrupt)
         if case .failure(let failure) = outcome, failure.code & 0xFF == SQLITE_BUSY, !interrupt, let build = pendingUnchangedRowsBuild {
-            return try adoptUnchangedRows(.success(sqliteResult { () throws(SQLiteFailure) in try build(session.connection) }), session: session)
+            return try adoptUnchangedRows(.success(sqliteResult { () throws(SQLiteFailure) in try build(session.connection) { false } }), session: session)
         }
         if interrupt, case .failure(let failure) = outcome, failure.code & 0xFF == SQLITE_INTERRUPT {
             unchangedRowsState = .declined("not compared by content: the input ended before the scan of the table did")
@@ -139,18 +148,31 @@ extension ImportRun {
         guard let tableSQL = try? String.fetchOne(db, sql: "SELECT upper(sql) FROM sqlite_schema WHERE type = 'table' AND name = ?", arguments: [table]),
             !tableSQL.contains("REPLACE"), !tableSQL.contains("IGNORE")
         else { return "an ON CONFLICT REPLACE or IGNORE constraint" }
+        // SQLite checks CHECK constraints on the record before it finds the conflict: a
+        // stored row that breaks one (written with ignore_check_constraints) fails its
+        // record's upsert, and must not be passed over.
+        if tableSQL.contains(/\bCHECK\s*\(/) { return "a CHECK constraint, which an upsert checks even when it changes nothing" }
+        // A no-op upsert with a generated rowid still advances sqlite_sequence.
+        if tableSQL.contains(/\bAUTOINCREMENT\b/) { return "AUTOINCREMENT, whose counter an upsert advances even when it changes nothing" }
+        // A cascade changes rows of this table without `sqlimport_outcome` seeing them,
+        // so that their hashes go stale.
+        let actions = (try? String.fetchAll(db, sql: "SELECT upper(on_update) || ' ' || upper(on_delete) FROM pragma_foreign_key_list(?)", arguments: [table])) ?? ["CASCADE"]
+        if actions.contains(where: { $0.contains("CASCADE") || $0.contains("SET") }) {
+            return "a foreign key whose ON UPDATE or ON DELETE action changes the table's rows"
+        }
+        // A table of the same name in `temp` is the one the run writes; the scan reads `main`.
+        if (try? Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM sqlite_temp_schema WHERE name = ? COLLATE NOCASE)", arguments: [table])) ?? true {
+            return "a temporary table of the same name"
+        }
         return nil
     }
 
     /// The columns `shape` writes, when they are every column the table lets a record
-    /// write (the `INTEGER PRIMARY KEY` aside, which a new row gets anyway, unless a CHECK
-    /// constraint could see it), with their names and affinities.
+    /// write (the `INTEGER PRIMARY KEY` aside, which a new row gets anyway: no CHECK
+    /// constraint sees it, `unchangedRowsRefusal`), with their names and affinities.
     private func coveringColumns(of shape: RowShape, schema: TableSchema) -> [(index: Int, name: String, affinity: ColumnAffinity)]? {
         var writable = Set(schema.columns.indices.filter { schema.columns[$0].isWritable })
-        if let alias = schema.rowidAlias, let index = schema.columnIndex(named: alias), !shape.tableColumns.contains(index),
-            let tableSQL = try? String.fetchOne(db, sql: "SELECT upper(sql) FROM sqlite_schema WHERE type = 'table' AND name = ?", arguments: [table]),
-            !tableSQL.contains("CHECK")
-        {
+        if let alias = schema.rowidAlias, let index = schema.columnIndex(named: alias), !shape.tableColumns.contains(index) {
             writable.remove(index)
         }
         guard Set(shape.tableColumns) == writable, shape.tableColumns.count == writable.count else { return nil }

@@ -51,10 +51,16 @@ final class ImportRun {
     /// The scan that builds `unchangedRows`, while it runs.
     var unchangedRowsScan: UnchangedRowsScan?
     /// What the scan runs, to run it again on the run's connection (`endUnchangedRowsScan`).
-    var pendingUnchangedRowsBuild: (@Sendable (OpaquePointer) throws(SQLiteFailure) -> UnchangedRows?)?
+    var pendingUnchangedRowsBuild: (@Sendable (OpaquePointer, () -> Bool) throws(SQLiteFailure) -> UnchangedRows?)?
     var unchangedRowsState = UnchangedRowsState.undecided
     /// Records found equal to a row by `unchangedRows`, counted `unchanged` unwritten.
     var recordsMatchedByContent = 0
+    /// The writing thread's time in `write(_:)` while the comparison is undecided.
+    var writingNanoseconds: UInt64 = 0
+    /// When the batch being written began (0: not timed).
+    var writeStartedAt: UInt64 = 0
+    /// The records `writingNanoseconds` covers.
+    var timedRecords = 0
     /// The literal defaults of the conflict target's columns (`fillKeyDefaults`), once read.
     var keyDefaultsOfTarget: [Int: DatabaseValue]?
 

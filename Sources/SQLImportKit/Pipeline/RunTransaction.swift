@@ -18,6 +18,8 @@ final class RunTransaction {
     }
 
     var canCheckpoint: Bool { !nested }
+    /// The run writes inside the caller's transaction (a savepoint).
+    var isNested: Bool { nested }
 
     func begin() throws {
         if nested {

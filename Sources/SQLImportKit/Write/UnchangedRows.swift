@@ -95,7 +95,7 @@ final class UnchangedRows {
     ///   the scan began (`connection` may be another one).
     static func build(
         connection: OpaquePointer, table: String, rowidName: String, columns: [(index: Int, name: String, affinity: ColumnAffinity)],
-        filter: String, expectedRows: Int, maxBytes: Int, dataVersion: Int64
+        filter: String, expectedRows: Int, maxBytes: Int, dataVersion: Int64, shouldStop: () -> Bool = { false }
     ) throws(SQLiteFailure) -> UnchangedRows? {
         var generator = SystemRandomNumberGenerator()
         let seeds = (generator.next() as UInt64, generator.next() as UInt64)
@@ -116,6 +116,7 @@ final class UnchangedRows {
             if code == SQLITE_DONE { break }
             guard code == SQLITE_ROW else { throw SQLiteFailure(connection) }
             hashed += 1
+            if hashed & 1023 == 0, shouldStop() { throw SQLiteFailure(code: SQLITE_INTERRUPT, description: "interrupted") }
             // Room for the rows so far and a block more, or a table twice the size.
             if (hashed + 64) * 4 > rows.capacity * 3 {
                 guard rows.bytes * 2 <= maxBytes else { return nil }
@@ -124,7 +125,7 @@ final class UnchangedRows {
             var hasher = RowHasher(seeds: seeds)
             for (offset, column) in columns.enumerated() {
                 hasher.next(affinity: column.affinity)
-                hasher.hashColumn(Int32(offset + 1), of: statement)
+                guard hasher.hashColumn(Int32(offset + 1), of: statement) else { throw SQLiteFailure(code: SQLITE_NOMEM, description: "out of memory") }
             }
             block.append((hasher.finish(), sqlite3_column_int64(statement, 0)))
             if block.count == 64 {
@@ -223,6 +224,11 @@ struct SQLiteFailure: Error, CustomStringConvertible {
         code = sqlite3_extended_errcode(connection)
         description = String(cString: sqlite3_errmsg(connection))
     }
+
+    init(code: Int32, description: String) {
+        self.code = code
+        self.description = description
+    }
 }
 
 /// `UnchangedRows.build` on a read-only connection and a thread of its own, so that the
@@ -240,13 +246,24 @@ final class UnchangedRowsScan: @unchecked Sendable {
     private let connection: OpaquePointer
     private var outcome: Result<UnchangedRows?, SQLiteFailure>?
     private var closed = false
+    private var stopping = false
     private let done = DispatchSemaphore(value: 0)
 
-    /// Opens `path` read-only; nil when it cannot be.
-    init?(path: String) {
+    /// Whether `finish(interrupt: true)` was called: the scan checks it between rows, as
+    /// `sqlite3_interrupt` before its first step would be forgotten.
+    var shouldStop: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return stopping
+    }
+
+    /// Opens `path` read-only, through the VFS `writer` uses; nil when it cannot be.
+    init?(path: String, like writer: OpaquePointer) {
+        var vfs: UnsafeMutablePointer<sqlite3_vfs>?
+        sqlite3_file_control(writer, "main", SQLITE_FCNTL_VFS_POINTER, &vfs)
         var connection: OpaquePointer?
         // One thread uses it (`sqlite3_interrupt` needs no mutex): no mutex per call.
-        guard sqlite3_open_v2(path, &connection, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK, let connection else {
+        guard sqlite3_open_v2(path, &connection, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, vfs?.pointee.zName) == SQLITE_OK, let connection else {
             sqlite3_close(connection)
             return nil
         }
@@ -256,11 +273,11 @@ final class UnchangedRowsScan: @unchecked Sendable {
         sqlite3_exec(connection, "PRAGMA cache_size = -2048", nil, nil, nil)
     }
 
-    func start(_ build: @escaping @Sendable (OpaquePointer) throws(SQLiteFailure) -> UnchangedRows?) {
+    func start(_ build: @escaping @Sendable (OpaquePointer, _ shouldStop: () -> Bool) throws(SQLiteFailure) -> UnchangedRows?) {
         let thread = Thread { [self] in
             let result: Result<UnchangedRows?, SQLiteFailure>
             do throws(SQLiteFailure) {
-                result = .success(try build(connection))
+                result = .success(try build(connection) { shouldStop })
             } catch {
                 result = .failure(error)
             }
@@ -287,6 +304,7 @@ final class UnchangedRowsScan: @unchecked Sendable {
         lock.lock()
         let open = !closed
         closed = true
+        if interrupt { stopping = true }
         lock.unlock()
         if open {
             if interrupt { sqlite3_interrupt(connection) }
@@ -372,8 +390,9 @@ struct RowHasher: BoundValueSink {
         if let base = bytes.baseAddress { mixBytes(base, count: bytes.count) }
     }
 
-    /// Hashes column `index` of the statement's current row, as stored.
-    mutating func hashColumn(_ index: Int32, of statement: OpaquePointer) {
+    /// Hashes column `index` of the statement's current row, as stored; false when SQLite
+    /// could not give its bytes (out of memory).
+    mutating func hashColumn(_ index: Int32, of statement: OpaquePointer) -> Bool {
         switch sqlite3_column_type(statement, index) {
         case SQLITE_INTEGER:
             integer(sqlite3_column_int64(statement, index))
@@ -382,17 +401,21 @@ struct RowHasher: BoundValueSink {
         case SQLITE_TEXT:
             let start = sqlite3_column_text(statement, index)
             let count = Int(sqlite3_column_bytes(statement, index))
-            if let start, count > 0 {
-                text(start, count: count, stable: true)
-            } else {
+            guard let start else {
+                guard count == 0 else { return false }
                 begin(3, length: 0)
+                return true
             }
+            text(start, count: count, stable: true)
         case SQLITE_BLOB:
             let start = sqlite3_column_blob(statement, index)
-            blob(UnsafeRawBufferPointer(start: start, count: Int(sqlite3_column_bytes(statement, index))))
+            let count = Int(sqlite3_column_bytes(statement, index))
+            if start == nil && count > 0 { return false }
+            blob(UnsafeRawBufferPointer(start: start, count: count))
         default:
             null()
         }
+        return true
     }
 
     /// The hash; never (0, 0), which marks an empty slot.
