@@ -289,11 +289,14 @@ final class InterruptOnCancel: @unchecked Sendable {
 
     init(_ database: Database, _ cancellation: Cancellation) {
         connection = database.sqliteConnection
-        cancellation.onCancel { [self] in
-            lock.lock()
-            defer { lock.unlock() }
-            if let connection { sqlite3_interrupt(connection) }
-        }
+        // Weak: a `Cancellation` used for many runs keeps its handlers until it fires.
+        cancellation.onCancel { [weak self] in self?.interrupt() }
+    }
+
+    private func interrupt() {
+        lock.lock()
+        defer { lock.unlock() }
+        if let connection { sqlite3_interrupt(connection) }
     }
 
     func end() {

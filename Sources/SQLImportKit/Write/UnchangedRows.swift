@@ -89,10 +89,11 @@ final class UnchangedRows {
     /// - Parameters:
     ///   - expectedRows: the rows to size the table for (`max(rowid)`); it grows past them.
     ///   - maxBytes: the most the table may take.
+    ///   - dataVersion: `PRAGMA data_version` of the run's own connection when the scan
+    ///     began (`connection` may be another one).
+    ///   - shouldStop: asked every 1,024 rows; true ends the scan (`SQLITE_INTERRUPT`).
     /// - Returns: nil when the rows need more than `maxBytes`.
     /// - Throws: the scan's SQLite error.
-    /// - Parameter dataVersion: `PRAGMA data_version` of the run's own connection when
-    ///   the scan began (`connection` may be another one).
     static func build(
         connection: OpaquePointer, table: String, rowidName: String, columns: [(index: Int, name: String, affinity: ColumnAffinity)],
         filter: String, expectedRows: Int, maxBytes: Int, dataVersion: Int64, shouldStop: () -> Bool = { false }
