@@ -7,12 +7,12 @@ extension ImportRun {
     func write(_ batch: RecordBatch) throws {
         // The writing thread's time per record, past the first batch (which prepares the
         // statements and meets a cold cache), while the comparison is undecided.
-        let writtenBefore = session.map { $0.counts.inserted + $0.counts.updated + $0.counts.unchanged + $0.counts.skipped } ?? 0
+        let writtenBefore = session?.recordsThroughStatements ?? 0
         writeStartedAt = unchangedRowsState == .undecided && writtenBefore > 0 ? DispatchTime.now().uptimeNanoseconds : 0
         defer {
             if writeStartedAt > 0 {
                 writingNanoseconds += DispatchTime.now().uptimeNanoseconds - writeStartedAt
-                timedRecords += (session.map { $0.counts.inserted + $0.counts.updated + $0.counts.unchanged + $0.counts.skipped } ?? 0) - writtenBefore
+                timedRecords += (session?.recordsThroughStatements ?? 0) - writtenBefore
             }
             writeStartedAt = 0
         }

@@ -298,13 +298,16 @@ extension ImportRun {
     /// the first record of `batch` that holds it.
     static func fieldPosition(_ input: Int, in batch: RecordBatch, inputName: String, format: InputFormat?, hasHeader: Bool) -> String {
         if hasHeader && (format == .csv || format == .tsv) { return "\(inputName):1 (the header)" }
-        let row = (0 ..< batch.rowCount).first { batch.cell(row: $0, column: input).kind != .absent } ?? 0
-        return batch.rowCount == 0 ? inputName : batch.position(row: row, inputName: inputName).description
+        return batch.rowCount == 0 ? inputName : batch.position(row: firstRow(holding: input, in: batch), inputName: inputName).description
+    }
+
+    /// The first record of `batch` that holds field `input` (0 when none does).
+    static func firstRow(holding input: Int, in batch: RecordBatch) -> Int {
+        (0 ..< batch.rowCount).first { batch.cell(row: $0, column: input).kind != .absent } ?? 0
     }
 
     func firstPosition(of input: Int, in batch: RecordBatch) -> SourcePosition {
-        let row = (0 ..< batch.rowCount).first { batch.cell(row: $0, column: input).kind != .absent } ?? 0
-        return batch.position(row: row, inputName: inputNames[batch.inputIndex])
+        batch.position(row: Self.firstRow(holding: input, in: batch), inputName: inputNames[batch.inputIndex])
     }
 
     /// Whether the primary-key clause may go first (`UpsertStatement.reordersKeyClauses`).

@@ -36,7 +36,7 @@ extension ImportRun {
         }
         let forced = options.contentComparison == .always
         let counts = session.counts
-        let written = counts.inserted + counts.updated + counts.unchanged + counts.skipped
+        let written = session.recordsThroughStatements
         guard forced || written >= Self.unchangedRowsSample && timedRecords >= Self.unchangedRowsSample else { return }
         guard forced || counts.unchanged * 2 >= written else {
             unchangedRowsState = .declined(nil)

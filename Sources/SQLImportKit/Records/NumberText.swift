@@ -143,6 +143,23 @@ package enum NumberText {
         return .notANumber
     }
 
+    /// Calls `body` with `value`'s decimal digits, as SQLite spells an integer a TEXT
+    /// column stores (`%lld`), written on the stack: no String per value.
+    @inline(__always)
+    static func withDecimalDigits<T>(of value: Int64, _ body: (UnsafeRawBufferPointer) -> T) -> T {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var magnitude = value.magnitude
+            var start = 20
+            repeat {
+                start -= 1
+                digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            if value < 0 { start -= 1; digits[start] = UInt8(ascii: "-") }
+            return body(UnsafeRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(digits)[start...]))
+        }
+    }
+
     /// What a column with INTEGER, REAL or NUMERIC affinity makes of text.
     package enum AffinityNumber: Equatable {
         /// Not a number to SQLite: stored as text.

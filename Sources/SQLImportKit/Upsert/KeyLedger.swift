@@ -145,19 +145,8 @@ extension KeyLedger {
             case .absent, .null:
                 return nil
             case .integer where column.affinity == .text:
-                // TEXT affinity stores an integer as its decimal text (written on the stack:
-                // no String per value).
-                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-                    var value = cell.payload.magnitude
-                    var start = 20
-                    repeat {
-                        start -= 1
-                        digits[start] = UInt8(ascii: "0") + UInt8(value % 10)
-                        value /= 10
-                    } while value > 0
-                    if cell.payload < 0 { start -= 1; digits[start] = UInt8(ascii: "-") }
-                    hasher.combine(text: UnsafeRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(digits)[start...]), foldsCase: false, trimsTrailingSpaces: false)
-                }
+                // TEXT affinity stores an integer as its decimal text.
+                NumberText.withDecimalDigits(of: cell.payload) { hasher.combine(text: $0, foldsCase: false, trimsTrailingSpaces: false) }
             case .integer:
                 hasher.combine(0)
                 hasher.combine(UInt64(bitPattern: cell.payload))

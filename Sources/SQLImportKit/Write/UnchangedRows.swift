@@ -369,8 +369,9 @@ struct RowHasher: BoundValueSink {
         if affinity == .real { return real(Double(value)) }
         if affinity == .text {
             // A TEXT column stores an integer as its decimal digits, as SQLite spells it.
-            var digits = String(value)
-            return digits.withUTF8 { text($0.baseAddress!, count: $0.count, stable: false) }
+            return NumberText.withDecimalDigits(of: value) { digits in
+                text(digits.baseAddress!.assumingMemoryBound(to: UInt8.self), count: digits.count, stable: false)
+            }
         }
         begin(1, length: 8)
         mix(UInt64(bitPattern: value))

@@ -610,6 +610,9 @@ final class WriteSession {
         }
     }
 
+    /// Records that went through a statement and found their row or made one.
+    var recordsThroughStatements: Int { inserted + counters.updated + counters.unchanged + counters.skipped }
+
     var counts: (inserted: Int, updated: Int, unchanged: Int, skipped: Int, ignored: Int, duplicates: Int) {
         (inserted, counters.updated, counters.unchanged, counters.skipped, ignored, counters.duplicates)
     }
