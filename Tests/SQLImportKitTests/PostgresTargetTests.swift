@@ -880,6 +880,37 @@ import Testing
         #expect(try PostgresServer.query(url, "SELECT count(*) FROM items") == "10\n")
     }
 
+    /// A resumed run took the keys of the records the interrupted run committed for keys
+    /// it had never met: a repeat of one after the checkpoint overwrote the row that
+    /// `--duplicate-keys error` refuses to, and went uncounted. As on SQLite
+    /// (`CronRunTests.aResumedRunSeesARepeatOfAKeyTheInterruptedRunCommitted`).
+    @Test(arguments: ["error", "warn"])
+    func aResumedRunSeesARepeatOfAKeyTheInterruptedRunCommitted(_ duplicateKeys: String) throws {
+        let url = try PostgresServer.database(schema: Self.schemaName("resumedRepeat\(duplicateKeys)"), setUp: "CREATE TABLE t (id text PRIMARY KEY, n integer);")
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let lines = [
+            #"{"id":"a","n":1}"#, #"{"id":"b","n":2}"#, #"{"id":"c","n":3}"#, #"{"id":"d","n":4}"#, #"{"id":"e","n":5}"#,
+            #"{"id":"f","n":"bad"}"#, #"{"id":"g","n":7}"#, #"{"id":"b","n":99}"#, #"{"id":"h","n":8}"#,
+        ]
+        TestSupport.write(lines.joined(separator: "\n") + "\n", to: directory.appendingPathComponent("in.jsonl"))
+        let command = ["in.jsonl", "--db", url, "--table", "t", "--upsert", "id", "--commit-every", "5", "--resume", "--duplicate-keys", duplicateKeys, "--on-error", "skip"]
+        // Stopped at the sixth record, after the checkpoint that committed five.
+        let stopped = try TestSupport.run(command + ["--max-errors", "0"], in: directory)
+        #expect(stopped.status == 65, "\(stopped.stderr)")
+        let resumed = try TestSupport.run(command + ["--max-errors", "1", "--report", "rep.json"], in: directory)
+        let stored = try PostgresServer.query(url, "SELECT n FROM t WHERE id = 'b'")
+        if duplicateKeys == "error" {
+            #expect(resumed.status == 65, "\(resumed.stderr)")
+            #expect(resumed.stderr.contains("in.jsonl:8"), "\(resumed.stderr)")
+            #expect(stored == "2\n")
+        } else {
+            #expect(resumed.status == 2, "\(resumed.stderr)")
+            #expect(stored == "99\n")
+            #expect(try Self.counts(directory.appendingPathComponent("rep.json"))["duplicateKeys"] == 1)
+        }
+    }
+
     /// A tombstone between two writes of one key applies between them on both targets,
     /// though its own cells fall outside the soft-delete index (it deletes by the stored
     /// row's side: a review found the row deleted last on PostgreSQL).

@@ -244,6 +244,10 @@ final class PostgresRun {
         fileProgress.record(batch)
         if !keysOnServer && seenKeys.count > options.postgresKeysInMemory { try spillKeys() }
         try fillKeyDefaults(batch)
+        // The keys of the records an interrupted run committed are met, not written, so
+        // that a later record repeating one is a repeat (`--duplicate-keys`), as in one
+        // uninterrupted run.
+        if first > 0 { try write(rows: Array(0 ..< first), of: batch, meetingKeysOnly: true) }
         // Records set aside while writing are rejects, not committed records (`--resume`).
         let rejectedBeforeWriting = summary.counts.rejected
         try writeIsolatingRefusals(batch, from: first) { row, refusal in
@@ -336,8 +340,10 @@ final class PostgresRun {
 
     // MARK: - Records
 
-    /// Plans and writes `rows` of `batch`, in their order.
-    private func write(rows selected: [Int], of batch: RecordBatch) throws {
+    /// Plans and writes `rows` of `batch`, in their order. With `meetingKeysOnly`, the
+    /// rows' keys are only added to the keys the run has met (records an interrupted
+    /// run committed, which `--resume` passes over), and nothing is counted or written.
+    private func write(rows selected: [Int], of batch: RecordBatch, meetingKeysOnly: Bool = false) throws {
         guard !selected.isEmpty else { return }
         // The key columns' fields (a missing one is NULL): the target's in every record's
         // shape, so that a record without one takes the NULL-key route; the primary key's
@@ -447,13 +453,14 @@ final class PostgresRun {
         defer { if !keysOnServer { seenKeys = seen } }
         let plan = try PostgresBatchPlan(
             keys: keys, shapes: shapeOfRow, tombstones: tombstoneRows, seen: &seen,
-            duplicate: options.duplicateKeys == .error
+            duplicate: options.duplicateKeys == .error && !meetingKeysOnly
                 ? { earlier, later in
                     throw UpsertError.duplicateKey(
                         earlier: earlier.map { "\(batch.position(row: selected[$0], inputName: inputName))" } ?? "an earlier batch of this run",
                         later: batch.position(row: selected[later], inputName: inputName), key: keyText)
                 }
                 : nil)
+        guard !meetingKeysOnly else { return }
         summary.counts.duplicateKeys += plan.repeats
         addedKeys += plan.added
         var rounds = [Int32](repeating: 0, count: batch.rowCount)
