@@ -911,6 +911,31 @@ import Testing
         }
     }
 
+    /// `numbersKeptAsText` counted every big number read: those of records PostgreSQL
+    /// refused, and again those of the records a resumed run skips. It counts the
+    /// numbers written, as on SQLite (`SilentlyWrongRowTests`).
+    @Test func numbersKeptAsTextCountsOnlyTheNumbersWritten() throws {
+        let url = try PostgresServer.database(schema: Self.schemaName(#function), setUp: "CREATE TABLE t (id text PRIMARY KEY, n numeric, m integer);")
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        TestSupport.write(
+            [#"{"id":"a","n":18446744073709551616,"m":1}"#, #"{"id":"b","n":18446744073709551617,"m":2}"#,
+             #"{"id":"c","n":18446744073709551618,"m":"bad"}"#, #"{"id":"d","n":1,"m":4}"#].joined(separator: "\n") + "\n",
+            to: directory.appendingPathComponent("in.jsonl"))
+        let command = ["in.jsonl", "--db", url, "--table", "t", "--upsert", "id", "--on-error", "skip", "--commit-every", "2", "--resume"]
+        let stopped = try TestSupport.run(command + ["--max-errors", "0", "--report", "stopped.json"], in: directory)
+        #expect(stopped.status == 65, "\(stopped.stderr)")
+        let resumed = try TestSupport.run(command + ["--report", "resumed.json"], in: directory)
+        #expect(resumed.status == 2, "\(resumed.stderr)")
+        #expect(try Self.counts(directory.appendingPathComponent("resumed.json"))["numbersKeptAsText"] == 0)
+        #expect(!resumed.stderr.contains("number(s) do not fit"), "\(resumed.stderr)")
+        #expect(try PostgresServer.query(url, "SELECT id, n FROM t ORDER BY id") == "a|18446744073709551616\nb|18446744073709551617\nd|1\n")
+        _ = try PostgresServer.query(url, "DELETE FROM t")
+        let whole = try TestSupport.run(["in.jsonl", "--db", url, "--table", "t", "--upsert", "id", "--on-error", "skip", "--report", "whole.json"], in: directory)
+        #expect(whole.status == 2, "\(whole.stderr)")
+        #expect(try Self.counts(directory.appendingPathComponent("whole.json"))["numbersKeptAsText"] == 2)
+    }
+
     /// A tombstone between two writes of one key applies between them on both targets,
     /// though its own cells fall outside the soft-delete index (it deletes by the stored
     /// row's side: a review found the row deleted last on PostgreSQL).

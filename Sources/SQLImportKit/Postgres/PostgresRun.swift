@@ -237,7 +237,6 @@ final class PostgresRun {
         let first = resumeOffset == nil ? 0 : firstUncommittedRow(of: batch)
         let rejects = batch.rejects.filter { record in resumeOffset.map { record.byteOffset >= $0 } ?? true }
         summary.counts.read += batch.rowCount - first + rejects.count
-        summary.counts.numbersKeptAsText += batch.numbersKeptAsText
         if let line = batch.unterminatedLastLine { summary.warnings.append(ImportRun.unterminatedLastLineWarning(inputNames[batch.inputIndex], line: line)) }
         for record in rejects { try reject(record) }
         summary.inputs[batch.inputIndex].bytesRead = batch.inputBytesConsumed
@@ -462,6 +461,8 @@ final class PostgresRun {
                 : nil)
         guard !meetingKeysOnly else { return }
         summary.counts.duplicateKeys += plan.repeats
+        // Counted as written: a refused record's count goes with its savepoint.
+        if batch.numbersKeptAsText > 0 { countNumbersKeptAsText(in: selected, of: batch, tombstones: tombstoneRows) }
         addedKeys += plan.added
         var rounds = [Int32](repeating: 0, count: batch.rowCount)
         for (index, row) in selected.enumerated() { rounds[row] = plan.rounds[index] }
@@ -486,6 +487,18 @@ final class PostgresRun {
                 try writeTombstones(rows: group.rows, of: batch)
             } else {
                 try write(rows: group.rows, fields: shapes[group.shape], rounds: rounds, meetsEarlierKeys: plan.meetsEarlierKeys, of: batch)
+            }
+        }
+    }
+
+    /// Counts the numbers too large for an integer or a double that `rows` pass to
+    /// PostgreSQL as their digits (`numbersKeptAsText`): the cells of fields with a
+    /// column, but for tombstones (`tombstones` holds their indexes in `rows`).
+    private func countNumbersKeptAsText(in rows: [Int], of batch: RecordBatch, tombstones: Set<Int>) {
+        for (index, row) in rows.enumerated() where !tombstones.contains(index) {
+            let width = min(batch.rowEnd(row) - batch.rowStarts[row], columnOfField.count)
+            for field in 0 ..< width where columnOfField[field] != nil && batch.cell(row: row, column: field).kind == .numberAsText {
+                summary.counts.numbersKeptAsText += 1
             }
         }
     }
