@@ -936,6 +936,26 @@ import Testing
         #expect(try Self.counts(directory.appendingPathComponent("whole.json"))["numbersKeptAsText"] == 2)
     }
 
+    /// Columns PostgreSQL keeps apart (`café` composed and decomposed, `K` and the
+    /// Kelvin sign) were one to the run, which compared names as Swift strings (by
+    /// canonical equivalence) or lowercased them: one field's value went to the other's
+    /// column. As on SQLite (`SilentlyWrongRowTests.namesSQLiteKeepsApartAreNeverMerged`).
+    @Test func columnsPostgreSQLKeepsApartAreNeverMerged() throws {
+        let composed = "caf\u{E9}", decomposed = "cafe\u{301}", kelvin = "\u{212A}"
+        let url = try PostgresServer.database(
+            schema: Self.schemaName(#function),
+            setUp: "CREATE TABLE t (id bigint PRIMARY KEY, \"\(composed)\" text, \"\(decomposed)\" text, \"K\" text, \"\(kelvin)\" text);")
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        TestSupport.write(
+            #"{"id":1,"\#(composed)":"nfc","\#(decomposed)":"nfd","K":"ascii","\#(kelvin)":"kelvin"}"# + "\n", to: directory.appendingPathComponent("t.jsonl"))
+        for _ in 0 ..< 2 {  // inserted, then the same record updated
+            let result = try TestSupport.run(["t.jsonl", "--db", url, "--table", "t", "--upsert", "id"], in: directory)
+            #expect(result.status == 0, "\(result.stderr)")
+        }
+        #expect(try PostgresServer.query(url, "SELECT \"\(composed)\", \"\(decomposed)\", \"K\", \"\(kelvin)\" FROM t") == "nfc|nfd|ascii|kelvin\n")
+    }
+
     /// A tombstone between two writes of one key applies between them on both targets,
     /// though its own cells fall outside the soft-delete index (it deletes by the stored
     /// row's side: a review found the row deleted last on PostgreSQL).

@@ -186,6 +186,40 @@ import Testing
         #expect(try work.value("SELECT big FROM t WHERE id = 'b'") == "18446744073709551616")
     }
 
+    /// Field names were matched as Swift compares strings, by canonical equivalence:
+    /// `café` composed and decomposed, or `K` and the Kelvin sign (U+212A), became one
+    /// field and one column, which took the last value (exit 0; a helper's differential
+    /// test against Python's json and csv). SQLite keeps such names apart, and so do the
+    /// fields, the columns a run creates, and the columns it fills.
+    @Test func namesSQLiteKeepsApartAreNeverMerged() throws {
+        let work = Workspace()
+        defer { work.cleanUp() }
+        let composed = "caf\u{E9}", decomposed = "cafe\u{301}", kelvin = "\u{212A}"
+        // A table the run creates from a CSV header.
+        let csv = work.directory.appendingPathComponent("names.csv")
+        TestSupport.write("id,K,\(kelvin),\(composed),\(decomposed)\n1,ascii,kelvin,nfc,nfd\n", to: csv)
+        let created = try work.run([csv.path, "--upsert", "id"])
+        #expect(created.status == 0, "\(created.stderr)")
+        let columns = try DatabaseQueue(path: work.database).read { try String.fetchAll($0, sql: "SELECT name FROM pragma_table_info('names') ORDER BY cid") }
+        #expect(columns.map { Array($0.utf8) } == ["id", "K", kelvin, composed, decomposed].map { Array($0.utf8) })
+        let stored = try DatabaseQueue(path: work.database).read { try String.fetchAll($0, sql: "SELECT quote(K) || quote(\"\(kelvin)\") || quote(\"\(composed)\") || quote(\"\(decomposed)\") FROM names") }
+        #expect(stored == ["'ascii''kelvin''nfc''nfd'"])
+        // An existing table, from JSON Lines.
+        try DatabaseQueue(path: work.database).write { db in
+            try db.execute(sql: "CREATE TABLE t (id INTEGER PRIMARY KEY, \"\(composed)\" TEXT, \"\(decomposed)\" TEXT, K TEXT, \"\(kelvin)\" TEXT)")
+        }
+        let json = work.directory.appendingPathComponent("t.jsonl")
+        TestSupport.write(#"{"id":1,"\#(composed)":"nfc","\#(decomposed)":"nfd","K":"ascii","\#(kelvin)":"kelvin"}"# + "\n", to: json)
+        let filled = try work.run([json.path, "--table", "t", "--upsert", "id"])
+        #expect(filled.status == 0, "\(filled.stderr)")
+        let row = try DatabaseQueue(path: work.database).read { try String.fetchAll($0, sql: "SELECT quote(\"\(composed)\") || quote(\"\(decomposed)\") || quote(K) || quote(\"\(kelvin)\") FROM t") }
+        #expect(row == ["'nfc''nfd''ascii''kelvin'"])
+        // Names equal but for ASCII case are still one column, and two such fields an error.
+        TestSupport.write("id,v,V\n1,a,b\n", to: csv)
+        let collide = try work.run([csv.path, "--table", "c", "--upsert", "id"])
+        #expect(collide.status == 65 && collide.stderr.contains("both named"), "\(collide.stderr)")
+    }
+
     @Test func nullsInANonPartialKeyNeverGrowTheTableSilently() throws {
         let work = Workspace()
         defer { work.cleanUp() }

@@ -21,8 +21,8 @@ enum ValueText {
     /// - Parameter namesFoldCase: true for SQLite, whose names ignore ASCII case (a
     ///   PostgreSQL table may hold `"Name"` and `name`, which its import keeps apart).
     static func encoder(for format: InputFormat, columns: [String], nullText: String?, namesFoldCase: Bool = true) throws(ExportError) -> RowEncoder {
-        var seen = Set<String>()
-        let repeated = columns.filter { !seen.insert(namesFoldCase ? $0.sqliteFolded : $0).inserted }
+        var seen = Set<NameKey>()
+        let repeated = columns.filter { !seen.insert(namesFoldCase ? $0.sqliteFolded : NameKey($0)).inserted }
         if !repeated.isEmpty { throw .duplicateColumns(names: repeated) }
         if let nullText, format == .csv || format == .tsv,
             nullText.utf8.contains(where: { [UInt8(ascii: format == .csv ? "," : "\t"), UInt8(ascii: "\""), 0x0A, 0x0D].contains($0) })

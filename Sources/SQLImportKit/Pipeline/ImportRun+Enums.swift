@@ -5,7 +5,7 @@ import Foundation
 extension ImportRun {
     /// Checks `--enum` against the table, before any row is written.
     func resolveDeclaredEnums(schema: TableSchema) throws {
-        var seen = Set<String>()
+        var seen = Set<NameKey>()
         for declared in options.enumGroups {
             guard seen.insert(declared.field.sqliteFolded).inserted else { throw NestedFieldError.declaredTwice(field: declared.field) }
             var group = declared
@@ -32,7 +32,7 @@ extension ImportRun {
     /// that a record cannot hold a case and another case's value at once.
     func mapEnumCases(from first: Int, of batch: RecordBatch, schema: TableSchema) throws {
         guard options.reader.flatten else { return }
-        var fresh = Set<String>()
+        var fresh = Set<NameKey>()
         for input in first ..< fieldNames.count {
             let parts = FieldPath.components(fieldNames[input])
             if parts.count > 1, !decidedNestedFields.contains(parts[0].sqliteFolded) { fresh.insert(parts[0].sqliteFolded) }

@@ -83,7 +83,7 @@ extension ImportRun {
     /// How statements name the rowid of `schema`'s table (a column may shadow `_rowid_`).
     static func rowidName(of schema: TableSchema) -> String {
         let names = Set(schema.columns.map { $0.name.sqliteFolded })
-        return ["_rowid_", "rowid", "oid"].first { !names.contains($0) } ?? "_rowid_"
+        return ["_rowid_", "rowid", "oid"].first { !names.contains(NameKey($0)) } ?? "_rowid_"
     }
 
     /// Whether `name` is the tombstone field, which needs no column of its own.

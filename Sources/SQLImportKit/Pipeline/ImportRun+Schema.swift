@@ -10,9 +10,10 @@ extension ImportRun {
     func createTable(from sample: [RecordBatch]) throws {
         // Fields that are no column of their own: an empty nested object's presence
         // marker, and a nested field's second spelling (`kind.note._0` after `kind.note`).
-        var paths = Set<[String]>()
+        // (By exact bytes: `K` and the Kelvin sign are two fields, and two columns.)
+        var paths = Set<[NameKey]>()
         let excluded = Set(fieldNames.indices.filter { index in
-            FieldPath.isPresenceMarker(fieldNames[index]) || !paths.insert(FieldPath.meaningful(FieldPath.components(fieldNames[index]))).inserted
+            FieldPath.isPresenceMarker(fieldNames[index]) || !paths.insert(FieldPath.meaningful(FieldPath.components(fieldNames[index])).map { NameKey($0) }).inserted
         })
         let names = columnNames.indices.filter { !excluded.contains($0) }.map { columnNames[$0] }
         try checkFieldNames(names)
@@ -23,7 +24,7 @@ extension ImportRun {
         }
         let limit = Int(sqlite3_limit(db.sqliteConnection, SQLITE_LIMIT_COLUMN, -1))
         if names.count > limit { throw SchemaError.tooManyColumns(table: table, count: names.count, limit: limit) }
-        var fieldOfColumn: [String: Int] = [:]
+        var fieldOfColumn: [NameKey: Int] = [:]
         for index in columnNames.indices where !excluded.contains(index) {
             if let other = fieldOfColumn[columnNames[index].sqliteFolded], FieldPath.components(fieldNames[index]).count > 1
                 || FieldPath.components(fieldNames[other]).count > 1
@@ -112,7 +113,7 @@ extension ImportRun {
     }
 
     func checkCaseCollisions(_ names: [String]) throws {
-        var seen: [String: String] = [:]
+        var seen: [NameKey: String] = [:]
         for name in names {
             if let other = seen[name.sqliteFolded] {
                 throw SchemaError.fieldsCollide(table: table, fields: [other, name], column: other)

@@ -40,10 +40,10 @@ final class ImportRun {
     var enumUnknownCaseOfInput: [Int: Int] = [:]
     /// Nested fields (lowercased first components) already declared or recognised as an
     /// enum or a column group.
-    var decidedNestedFields = Set<String>()
+    var decidedNestedFields = Set<NameKey>()
     /// Fields read as column groups while every record held one key of them, and one key
     /// only so far (`NestedFields.UndecidedField`), by lowercased name.
-    var undecidedNestedFields: [String: NestedFields.UndecidedField] = [:]
+    var undecidedNestedFields: [NameKey: NestedFields.UndecidedField] = [:]
     /// Why the records are not sorted by key (`KeyOrder`), when they are not.
     var keyOrderRefusal: String?
     /// Rows by the hash of their content (`ImportRun+UnchangedRows`), once built.
@@ -89,11 +89,11 @@ final class ImportRun {
     /// it is not (`DeferredIndexes`, `FingerprintSet`).
     var firstLoadKeys: FingerprintSet?
     /// `IndexedColumns` as read before deferred indexes were dropped.
-    var guardableColumns: Set<String>?
+    var guardableColumns: Set<NameKey>?
     var fileProgress = FileProgress()
     /// Columns of a table this run created, whose types it inferred, with the records
     /// it sampled (lowercased names).
-    var inferredTypes: [String: Int] = [:]
+    var inferredTypes: [NameKey: Int] = [:]
     var rejectsFile: RejectsFile?
 
     // Keys (`ImportRun+Keys`).
@@ -278,7 +278,7 @@ final class ImportRun {
         for (name, type) in options.typeOverrides.sorted(by: { $0.key < $1.key }) {
             guard let index = schema.columnIndex(named: name) else { continue }
             let column = schema.columns[index]
-            guard column.declaredType.sqliteFolded.trimmingCharacters(in: .whitespaces) != type.sqliteFolded.trimmingCharacters(in: .whitespaces) else { continue }
+            guard column.declaredType.sqliteFolded.text.trimmingCharacters(in: .whitespaces) != type.sqliteFolded.text.trimmingCharacters(in: .whitespaces) else { continue }
             throw SchemaError.optionForNewTable(
                 "--type \(name)=\(type): table \(SQLIdentifier.quote(table)) exists, and its column \(SQLIdentifier.quote(column.name)) is \(column.declaredType.isEmpty ? "untyped" : column.declaredType); --type applies to a table the run creates or a column --alter adds: drop it")
         }

@@ -61,7 +61,7 @@ struct NullTestPredicate: Equatable {
         while true {
             guard at < tokens.count, quoted[at] || !reserved.contains(tokens[at].uppercased()), keyword(at + 1, "IS") else { return nil }
             // A bare name is folded to lower case, as PostgreSQL reads it.
-            let column = quoted[at] ? tokens[at] : tokens[at].sqliteFolded
+            let column = quoted[at] ? tokens[at] : tokens[at].sqliteFolded.text
             at += 2
             let isNull = !keyword(at, "NOT")
             if !isNull { at += 1 }

@@ -16,7 +16,7 @@ extension PostgresRun {
     func copyIntoTable(rows: [Int], fields: [Int], rounds: [Int32], of batch: RecordBatch) throws -> Bool {
         guard let target, try copiesIntoTable(), rows.allSatisfy({ rounds[$0] == 1 }) else { return false }
         func field(_ column: String) -> Int? {
-            fields.first { columnOfField[$0] == column } ?? fields.first { columnOfField[$0]?.lowercased() == column.lowercased() }
+            fields.first { columnOfField[$0].map { NameKey($0) } == NameKey(column) } ?? fields.first { columnOfField[$0]?.sqliteFolded == column.sqliteFolded }
         }
         var tests: [(field: Int, isNull: Bool)] = []
         if let text = target.predicate {

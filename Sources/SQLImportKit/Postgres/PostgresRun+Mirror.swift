@@ -21,7 +21,7 @@ extension PostgresRun {
             return (field, column.name)
         }
         if let tombstone = mirror.tombstone {
-            tombstoneField = fieldNames.firstIndex { $0.lowercased() == tombstone.field.lowercased() }
+            tombstoneField = fieldNames.firstIndex { $0.sqliteFolded == tombstone.field.sqliteFolded }
         }
         guard mirror.deleteMissing else { return }
         guard let primary = schema.primaryKey else {
@@ -71,7 +71,7 @@ extension PostgresRun {
         func fields(_ columns: [String]) -> [Int]? {
             var found: [Int] = []
             for column in columns {
-                guard let field = columnOfField.firstIndex(where: { $0?.lowercased() == column.lowercased() }) else { return nil }
+                guard let field = columnOfField.firstIndex(where: { $0?.sqliteFolded == column.sqliteFolded }) else { return nil }
                 found.append(field)
             }
             return found
@@ -132,7 +132,7 @@ extension PostgresRun {
         // table's columns.
         let rows = target.predicate.map { "(SELECT * FROM \(schema.qualifiedName) WHERE (\($0)) IS TRUE)" } ?? schema.qualifiedName
         var sql = "INSERT INTO sqlimport_seen SELECT \(primary.columns.map { "t.\(SQLIdentifier.quote($0))" }.joined(separator: ", ")) FROM \(staging) AS s JOIN \(rows) AS t ON \(match) WHERE s.sqlimport_route = 1"
-        let carried = primary.columns.allSatisfy { column in columns.contains { $0.lowercased() == column.lowercased() } }
+        let carried = primary.columns.allSatisfy { column in columns.contains { $0.sqliteFolded == column.sqliteFolded } }
         if carried {
             let complete = primary.columns.map { "\(SQLIdentifier.quote($0)) IS NOT NULL" }.joined(separator: " AND ")
             sql += " UNION ALL SELECT \(SQLIdentifier.quoteList(primary.columns)) FROM \(staging) WHERE sqlimport_route = 2 AND \(complete)"
@@ -186,7 +186,7 @@ extension PostgresRun {
         }
         // Without the primary key in the input, rows the target cannot match (outside a
         // partial target, or with a NULL key column) are never candidates.
-        let carried = primary.columns.allSatisfy { column in columnOfField.contains { $0?.lowercased() == column.lowercased() } }
+        let carried = primary.columns.allSatisfy { column in columnOfField.contains { $0?.sqliteFolded == column.sqliteFolded } }
         if !carried {
             if let predicate = target.predicate { conditions.append("(\(predicate))") }
             conditions += target.columns.map { "t.\(SQLIdentifier.quote($0)) IS NOT NULL" }

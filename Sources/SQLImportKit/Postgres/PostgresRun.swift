@@ -208,7 +208,7 @@ final class PostgresRun {
                 columnOfField.append(column.name)
             } else {
                 columnOfField.append(nil)
-                let isTombstoneField = options.mirror.tombstone.map { $0.field.lowercased() == name.lowercased() } ?? false
+                let isTombstoneField = options.mirror.tombstone.map { $0.field.sqliteFolded == name.sqliteFolded } ?? false
                 if !options.ignoreUnknown && !isTombstoneField { unknown.append((fieldNames.count, name)) }
             }
             fieldNames.append(name)
@@ -352,18 +352,18 @@ final class PostgresRun {
             guard let key else { return nil }
             var found: [Int] = []
             for column in key.columns {
-                guard let field = columnOfField.firstIndex(where: { $0?.lowercased() == column.lowercased() }) else { return nil }
+                guard let field = columnOfField.firstIndex(where: { $0?.sqliteFolded == column.sqliteFolded }) else { return nil }
                 found.append(field)
             }
             return found
         }
         let targetFields = fields(of: target)
         if let target, targetFields == nil {
-            let missing = target.columns.first { column in !columnOfField.contains { $0?.lowercased() == column.lowercased() } }
+            let missing = target.columns.first { column in !columnOfField.contains { $0?.sqliteFolded == column.sqliteFolded } }
             throw UpsertError.keyNotInInput(column: missing ?? target.columns[0])
         }
         let primaryFields = fields(of: fallbackKey ?? (target?.isPrimaryKey == true ? target : nil))
-        if case .newer(let column) = options.merge, !columnOfField.contains(where: { $0?.lowercased() == column.lowercased() }) {
+        if case .newer(let column) = options.merge, !columnOfField.contains(where: { $0?.sqliteFolded == column.sqliteFolded }) {
             throw UpsertError.newerColumnMissing(column: column, table: schema.table)
         }
         let keyFields = Set(targetFields ?? [])

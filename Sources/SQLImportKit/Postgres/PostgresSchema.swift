@@ -32,7 +32,7 @@ package struct PostgresSchema: Sendable {
     /// The column `name` designates, ignoring case as SQLite does (a PostgreSQL table made
     /// with unquoted names has them in lower case).
     package func column(named name: String) -> Column? {
-        columns.first { $0.name == name } ?? columns.first { $0.name.sqliteFolded == name.sqliteFolded }
+        columns.first { NameKey($0.name) == NameKey(name) } ?? columns.first { $0.name.sqliteFolded == name.sqliteFolded }
     }
 
     /// The SQL of `column`'s default, as `pg_get_expr` prints it, or nil when it has none.

@@ -21,17 +21,17 @@ extension PostgresRun {
             }
         }
         let (trackers, allJSON, nullable) = (sample.trackers, sample.allJSON, sample.nullable)
-        func index(_ name: String) -> Int? { names.firstIndex { $0.lowercased() == name.lowercased() } }
+        func index(_ name: String) -> Int? { names.firstIndex { $0.sqliteFolded == name.sqliteFolded } }
         var primaryKey = options.primaryKey
         var uniqueIndex: (columns: [String], nullColumns: [String])?
         if let upsert = options.upsert {
             let nullColumns = upsert.filter { index($0).map { nullable.contains($0) } ?? true }
-            let sameAsKey = Set(primaryKey.map { $0.lowercased() }) == Set(upsert.map { $0.lowercased() })
+            let sameAsKey = Set(primaryKey.map { $0.sqliteFolded }) == Set(upsert.map { $0.sqliteFolded })
             if !primaryKey.isEmpty {
                 if !sameAsKey { uniqueIndex = (upsert, nullColumns) }
             } else if nullColumns.isEmpty {
                 primaryKey = upsert
-            } else if let id = index("id"), !nullable.contains(id), !upsert.contains(where: { $0.lowercased() == "id" }) {
+            } else if let id = index("id"), !nullable.contains(id), !upsert.contains(where: { $0.sqliteFolded == "id" }) {
                 primaryKey = [names[id]]
                 uniqueIndex = (upsert, nullColumns)
             } else {
@@ -47,7 +47,7 @@ extension PostgresRun {
         var definitions: [String] = []
         for (column, name) in names.enumerated() {
             var type = Self.postgresType(inferred: trackers[column], allJSON: allJSON[column])
-            if let override = options.typeOverrides.first(where: { $0.key.lowercased() == name.lowercased() })?.value {
+            if let override = options.typeOverrides.first(where: { $0.key.sqliteFolded == name.sqliteFolded })?.value {
                 type = try Self.postgresType(override, column: name)
             }
             let notNull = primaryKey.contains(name) ? " NOT NULL" : ""
@@ -155,7 +155,7 @@ extension PostgresRun {
                 }
             }
             var type = Self.postgresType(inferred: tracker, allJSON: allJSON)
-            if let override = options.typeOverrides.first(where: { $0.key.lowercased() == name.lowercased() })?.value {
+            if let override = options.typeOverrides.first(where: { $0.key.sqliteFolded == name.sqliteFolded })?.value {
                 type = try Self.postgresType(override, column: name)
             }
             try connection.execute("ALTER TABLE \(schema.qualifiedName) ADD COLUMN \(SQLIdentifier.quote(name)) \(type)")

@@ -20,7 +20,7 @@ struct PostgresUpsert {
     private func inputColumns(_ key: PostgresSchema.UniqueKey) -> [String]? {
         var names: [String] = []
         for column in key.columns {
-            guard let match = columns.first(where: { $0.lowercased() == column.lowercased() }) else { return nil }
+            guard let match = columns.first(where: { $0.sqliteFolded == column.sqliteFolded }) else { return nil }
             names.append(match)
         }
         return names
@@ -116,7 +116,7 @@ struct PostgresUpsert {
         // no row while its primary key does fails its INSERT (23505). Either failure
         // rolls the statements back, and the batch runs again with the full check, which
         // routes such records or names them as before.
-        guard let primary, policy != .ignore, columns.contains(where: { !Set((key + primary).map { $0.lowercased() }).contains($0.lowercased()) }) else {
+        guard let primary, policy != .ignore, columns.contains(where: { !Set((key + primary).map { $0.sqliteFolded }).contains($0.sqliteFolded) }) else {
             try applyRounds(checked: true)
             return
         }
@@ -217,8 +217,8 @@ struct PostgresUpsert {
         let records = try count(connection, "SELECT count(*) FROM \(staging) WHERE \(selected)")
         guard records > 0 else { return }
         let row = "sqlimport_row"
-        let keys = Set(keyColumns.map { $0.lowercased() })
-        let assigned = columns.filter { !keys.contains($0.lowercased()) }
+        let keys = Set(keyColumns.map { $0.sqliteFolded })
+        let assigned = columns.filter { !keys.contains($0.sqliteFolded) }
         let newValue: (String) -> String = { column in
             policy == .coalesce ? "coalesce(EXCLUDED.\(q(column)), \(row).\(q(column)))" : "EXCLUDED.\(q(column))"
         }
@@ -229,7 +229,7 @@ struct PostgresUpsert {
             // SQLite (EXCLUDED holds the row the insert proposed, defaults included).
             let storedName = schema.column(named: column)?.name ?? column
             let stored = "\(row).\(q(storedName))"
-            let input = columns.first(where: { $0 == column }) ?? columns.first(where: { $0.lowercased() == column.lowercased() })
+            let input = columns.first(where: { NameKey($0) == NameKey(column) }) ?? columns.first(where: { $0.sqliteFolded == column.sqliteFolded })
             let arriving = "EXCLUDED.\(q(input ?? storedName))"
             // (A default that takes a sequence's value is left out of the count, as NULL: it
             // would take one per record.)

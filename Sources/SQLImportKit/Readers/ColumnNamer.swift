@@ -8,7 +8,8 @@ final class ColumnNamer {
     /// Every name's UTF-8 bytes, back to back; name `c` is `nameBytes[nameStarts[c] ..< nameStarts[c + 1]]`.
     private let nameBytes = ByteStore(capacity: 4096)
     private let nameStarts = GrowableBuffer<Int>(capacity: 256)
-    private var numbers: [String: Int] = [:]
+    /// By exact bytes: two names Swift finds equal (canonically equivalent) are two fields.
+    private var numbers: [NameKey: Int] = [:]
     /// The column of the n-th field of the previous record.
     private let columnAtSlot = GrowableBuffer<Int>(capacity: 256)
 
@@ -29,7 +30,7 @@ final class ColumnNamer {
         }
         let name = String(decoding: key, as: UTF8.self)
         let column: Int
-        if let known = numbers[name] {
+        if let known = numbers[NameKey(name)] {
             column = known
         } else {
             column = add(name)
@@ -49,7 +50,7 @@ final class ColumnNamer {
         names.append(name)
         nameBytes.append(contentsOf: name.utf8)
         nameStarts.append(nameBytes.count)
-        numbers[name] = number
+        numbers[NameKey(name)] = number
         return number
     }
 }

@@ -184,7 +184,7 @@ final class DelimitedReader: RecordReader {
             }
             return
         }
-        var seen: [String: Int] = [:]
+        var seen: [NameKey: Int] = [:]
         for number in 0 ..< fields.count {
             let field = fields[number]
             let name = headerBytes.string(field.start ..< field.start + field.length)

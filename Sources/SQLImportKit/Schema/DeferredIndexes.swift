@@ -62,7 +62,7 @@ struct DeferredIndexes {
             let name: String = row["name"]
             let unique: Bool = row["unique"]
             if name == target && !deferTarget { continue }
-            if triggers.contains(where: { $0.contains(name.sqliteFolded) }) { continue }
+            if triggers.contains(where: { $0.contains(name.sqliteFolded.text) }) { continue }
             if unique && (!triggers.isEmpty || replaces) { continue }
             deferred.indexes.append((name, row["sql"], unique))
             try db.execute(sql: "DROP INDEX \(SQLIdentifier.quote(name))")

@@ -15,8 +15,8 @@ import GRDB
 /// indexed value would change is written by the statement that assigns every column
 /// (`UpsertStatement.fallback`).
 enum IndexedColumns {
-    /// Lowercased names of the key columns of `table`'s indexes that may be left out.
-    static func read(_ db: Database, table: String) throws -> Set<String> {
+    /// The names (folded) of the key columns of `table`'s indexes that may be left out.
+    static func read(_ db: Database, table: String) throws -> Set<NameKey> {
         let hasTriggerOrParentKey = try Bool.fetchOne(db, sql: """
             SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'trigger' AND tbl_name = ?1 COLLATE NOCASE)
                 OR EXISTS (SELECT 1 FROM sqlite_temp_schema WHERE type = 'trigger' AND tbl_name = ?1 COLLATE NOCASE)
@@ -25,12 +25,12 @@ enum IndexedColumns {
             """, arguments: [table]) ?? true
         guard !hasTriggerOrParentKey else { return [] }
         let indexed = try String.fetchAll(db, sql: """
-            SELECT DISTINCT lower(i.name) FROM pragma_index_list(?1) AS l, pragma_index_info(l.name) AS i
+            SELECT DISTINCT i.name FROM pragma_index_list(?1) AS l, pragma_index_info(l.name) AS i
             WHERE i.name IS NOT NULL
             """, arguments: [table])
         let foreignKeyColumns = try String.fetchAll(db, sql: """
-            SELECT DISTINCT lower("from") FROM pragma_foreign_key_list(?1)
+            SELECT DISTINCT "from" FROM pragma_foreign_key_list(?1)
             """, arguments: [table])
-        return Set(indexed).subtracting(foreignKeyColumns)
+        return Set(indexed.map(\.sqliteFolded)).subtracting(foreignKeyColumns.map(\.sqliteFolded))
     }
 }

@@ -154,20 +154,20 @@ struct NestedFields {
     ///   - presence: calls its argument with each sampled record's non-null fields.
     /// - Returns: the enums, and every candidate field decided (enum or group).
     static func inferEnums(
-        schema: TableSchema, fieldNames: [String], tableColumnOfInput: [Int?], fields: Set<String>, createdByRun: Bool,
+        schema: TableSchema, fieldNames: [String], tableColumnOfInput: [Int?], fields: Set<NameKey>, createdByRun: Bool,
         presence: ((Set<Int>) -> Void) -> Void
-    ) throws(NestedFieldError) -> (enums: [EnumGroup], decided: Set<String>, undecided: [String: UndecidedField]) {
-        var members: [String: [(input: Int, caseName: String, column: Int?)]] = [:]
-        var order: [String] = []
-        var evidence = Set<String>()
-        var namedOtherwise = Set<String>()
-        var filledBy: [Int: Set<String>] = [:]  // table column → fields (lowercased) filling it
+    ) throws(NestedFieldError) -> (enums: [EnumGroup], decided: Set<NameKey>, undecided: [NameKey: UndecidedField]) {
+        var members: [NameKey: [(input: Int, caseName: String, column: Int?)]] = [:]
+        var order: [NameKey] = []
+        var evidence = Set<NameKey>()
+        var namedOtherwise = Set<NameKey>()
+        var filledBy: [Int: Set<NameKey>] = [:]  // table column → fields (folded) filling it
         for (input, name) in fieldNames.enumerated() {
             let raw = FieldPath.components(name)
             let parts = FieldPath.meaningful(raw)
             let field = parts[0].sqliteFolded
             let column = input < tableColumnOfInput.count ? tableColumnOfInput[input] : nil
-            if let column { filledBy[column, default: []].insert(parts.count > 1 ? field : "\u{0}" + name) }
+            if let column { filledBy[column, default: []].insert(parts.count > 1 ? field : NameKey("\u{0}" + name)) }
             // (`{"kind":{}}`, the marker `kind` + separator, names no case.)
             guard parts.count > 1, fields.contains(field), !parts[1].isEmpty else { continue }
             if members[field] == nil { order.append(field) }
@@ -179,7 +179,7 @@ struct NestedFields {
             }
         }
         guard !order.isEmpty else { return ([], [], [:]) }
-        var casesSeen: [String: Set<String>] = [:]
+        var casesSeen: [NameKey: Set<String>] = [:]
         var oneCaseEach = Set(order)
         presence { present in
             for field in order {
@@ -190,7 +190,7 @@ struct NestedFields {
             }
         }
         var enums: [EnumGroup] = []
-        var undecided: [String: UndecidedField] = [:]
+        var undecided: [NameKey: UndecidedField] = [:]
         for field in order {
             let columns = Set(members[field]!.compactMap(\.column))
             guard !columns.isEmpty, !namedOtherwise.contains(field),

@@ -45,10 +45,10 @@ package struct UpsertStatement: Sendable {
     package let doesNothingOnConflict: Bool
     /// Columns (lowercased) whose storage class is kept as given, so that equal values
     /// of different types (`1`, `1.0`) must still count as a change.
-    let typelessColumns: Set<String>
+    let typelessColumns: Set<NameKey>
     /// Columns (lowercased) `SET` assigns from the record under every policy: enum case
     /// columns, which `coalesce` must still clear (`EnumGroup`).
-    let replacedColumns: Set<String>
+    let replacedColumns: Set<NameKey>
     /// The conflicting row's rowid as the statement names it (`"items"._rowid_`), passed
     /// to `sqlimport_outcome` last, or `NULL` for a WITHOUT ROWID table.
     let rowidExpression: String
@@ -65,9 +65,9 @@ package struct UpsertStatement: Sendable {
     ///   - mayReorderKeyClauses: whether the primary-key clause may come first.
     ///   - typelessColumns: lowercased columns with no type affinity (untyped or `ANY`).
     package init(
-        table: String, columns: [String], target: ConflictTarget?, policy: MergePolicy, guardable: Set<String> = [],
-        mayReorderKeyClauses: Bool = false, typelessColumns: Set<String> = [], rowidName: String? = nil,
-        replacedColumns: Set<String> = []
+        table: String, columns: [String], target: ConflictTarget?, policy: MergePolicy, guardable: Set<NameKey> = [],
+        mayReorderKeyClauses: Bool = false, typelessColumns: Set<NameKey> = [], rowidName: String? = nil,
+        replacedColumns: Set<NameKey> = []
     ) {
         self.table = table
         self.replacedColumns = replacedColumns

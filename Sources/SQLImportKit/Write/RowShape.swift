@@ -37,7 +37,7 @@ final class RowShape {
     ///   - mayReorderKeyClauses: whether the primary-key clause may come first.
     init(
         inputColumns: [Int], tableColumns: [Int], schema: TableSchema, target: ConflictTarget?, policy: MergePolicy,
-        guardable: Set<String>, mayReorderKeyClauses: Bool, rowidName: String?, replacedColumns: Set<String> = []
+        guardable: Set<NameKey>, mayReorderKeyClauses: Bool, rowidName: String?, replacedColumns: Set<NameKey> = []
     ) {
         self.inputColumns = inputColumns
         self.tableColumns = tableColumns

@@ -25,7 +25,7 @@ final class WriteSession {
     /// `sqlite3_limit(SQLITE_LIMIT_VARIABLE_NUMBER)`, read at run time.
     let variableLimit: Int
     /// Columns an update may leave out while unchanged (`IndexedColumns`).
-    let guardable: Set<String>
+    let guardable: Set<NameKey>
     /// Whether statements may put the primary-key clause first (`UpsertStatement`).
     let mayReorderKeyClauses: Bool
     /// Builds the deferred unique indexes when the first conflict of a first load needs
@@ -37,7 +37,7 @@ final class WriteSession {
     private(set) var insertsOnly = false
     /// Columns whose type this run inferred (lowercased), with the records it sampled:
     /// a value that does not fit names the inference and its fixes.
-    var inferredTypes: [String: Int] = [:]
+    var inferredTypes: [NameKey: Int] = [:]
     /// Records SQLite dropped through an `ON CONFLICT IGNORE` resolution.
     private(set) var ignored = 0
     /// True when a failed statement may leave part of its work in place: the database
@@ -70,7 +70,7 @@ final class WriteSession {
     static let clearedInputBase = 1 << 40
 
     init(
-        db: Database, schema: TableSchema, target: ConflictTarget?, policy: MergePolicy, guardable: Set<String> = [],
+        db: Database, schema: TableSchema, target: ConflictTarget?, policy: MergePolicy, guardable: Set<NameKey> = [],
         mayReorderKeyClauses: Bool = false
     ) {
         connection = db.sqliteConnection!
@@ -92,7 +92,7 @@ final class WriteSession {
             partialFilter = PartialPredicateFilter(predicate: predicate, table: schema.name)
         }
         let names = Set(schema.columns.map { $0.name.sqliteFolded })
-        rowidName = schema.isWithoutRowid ? nil : ["_rowid_", "rowid", "oid"].first { !names.contains($0) }
+        rowidName = schema.isWithoutRowid ? nil : ["_rowid_", "rowid", "oid"].first { !names.contains(NameKey($0)) }
         counters.register(on: connection)
     }
 
@@ -200,7 +200,7 @@ final class WriteSession {
             if let group = enumGroupOfInput[pair.input] { groups.insert(group) }
         }
         for marker in enumMarkers where batch.cell(row: row, column: marker.input).kind != .absent { groups.insert(marker.group) }
-        var replaced = Set<String>()
+        var replaced = Set<NameKey>()
         if !groups.isEmpty {
             let filled = Set(pairs.map(\.table))
             for group in groups.sorted() {
@@ -216,10 +216,10 @@ final class WriteSession {
         return makeShape(tableColumns: pairs.map(\.table), replacedColumns: replaced)
     }
 
-    /// - Parameter replacedColumns: lowercased columns `SET` assigns from the record under
+    /// - Parameter replacedColumns: the (folded) columns `SET` assigns from the record under
     ///   every policy: the columns of an enum the record holds a case of (a case switch
     ///   under `coalesce` still clears the old case).
-    private func makeShape(tableColumns: [Int], replacedColumns: Set<String> = []) -> RowShape {
+    private func makeShape(tableColumns: [Int], replacedColumns: Set<NameKey> = []) -> RowShape {
         let shape = RowShape(
             inputColumns: shapeKey, tableColumns: tableColumns, schema: schema, target: insertsOnly ? nil : target, policy: policy, guardable: guardable,
             mayReorderKeyClauses: mayReorderKeyClauses, rowidName: rowidName, replacedColumns: replacedColumns)
