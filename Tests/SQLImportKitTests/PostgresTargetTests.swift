@@ -956,6 +956,31 @@ import Testing
         #expect(try PostgresServer.query(url, "SELECT \"\(composed)\", \"\(decomposed)\", \"K\", \"\(kelvin)\" FROM t") == "nfc|nfd|ascii|kelvin\n")
     }
 
+    /// Spellings PostgreSQL reads as one key were counted as two keys: the second updated
+    /// the first one's row uncounted, and `--duplicate-keys error` let it through (exit 0;
+    /// a helper's differential test: SQLite stops at `" 7"` after `7`).
+    @Test(arguments: [
+        ("bigint", [#"7"#, #"" 7""#, #""+7""#, #""7 ""#], "7"),
+        ("uuid", [#""0f8fad5b-d9cb-469f-a165-70867728950e""#, #""0F8FAD5B-D9CB-469F-A165-70867728950E""#, #""{0f8fad5bd9cb469fa16570867728950e}""#], "0f8fad5b-d9cb-469f-a165-70867728950e"),
+        ("numeric", [#"1.5"#, #""1.50""#, #"15e-1"#, #""0.15e1""#], "1.5"),
+        ("numeric(10,2)", [#"1"#, #""1.0""#, #""1.00""#], "1"),
+    ])
+    func spellingsPostgreSQLReadsAsOneKeyAreRepeats(_ type: String, _ spellings: [String], _ value: String) throws {
+        let url = try PostgresServer.database(schema: Self.schemaName("spellings\(type.filter(\.isLetter))"), setUp: "CREATE TABLE t (k \(type) PRIMARY KEY, v text);")
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let lines = spellings.enumerated().map { #"{"k":\#($1),"v":"\#($0)"}"# }
+        TestSupport.write(lines.joined(separator: "\n") + "\n", to: directory.appendingPathComponent("in.jsonl"))
+        let refused = try TestSupport.run(["in.jsonl", "--db", url, "--table", "t", "--upsert", "k", "--duplicate-keys", "error"], in: directory)
+        #expect(refused.status == 65, "\(refused.stderr)")
+        #expect(refused.stderr.contains("in.jsonl:2"), "\(refused.stderr)")
+        #expect(try PostgresServer.query(url, "SELECT count(*) FROM t") == "0\n")
+        let warned = try TestSupport.run(["in.jsonl", "--db", url, "--table", "t", "--upsert", "k", "--report", "r.json"], in: directory)
+        #expect(warned.status == 0, "\(warned.stderr)")
+        #expect(try Self.counts(directory.appendingPathComponent("r.json"))["duplicateKeys"] == spellings.count - 1)
+        #expect(try PostgresServer.query(url, "SELECT k = '\(value)', v FROM t") == "t|\(spellings.count - 1)\n")
+    }
+
     /// A tombstone between two writes of one key applies between them on both targets,
     /// though its own cells fall outside the soft-delete index (it deletes by the stored
     /// row's side: a review found the row deleted last on PostgreSQL).

@@ -367,6 +367,14 @@ final class PostgresRun {
             throw UpsertError.newerColumnMissing(column: column, table: schema.table)
         }
         let keyFields = Set(targetFields ?? [])
+        // How each key field's values are spelled for the count of repeats.
+        var spellingOfField: [Int: PostgresKeySpelling] = [:]
+        for field in (targetFields ?? []) + (primaryFields ?? []) {
+            guard let name = columnOfField[field], let column = schema.column(named: name) else { continue }
+            let spelling = PostgresKeySpelling(type: column.type)
+            if case .exact = spelling { continue }
+            spellingOfField[field] = spelling
+        }
         // A record outside the target's partial index has no target key to repeat, as on
         // SQLite (`ImportRun.keyFingerprint`); known here where the record's cells decide
         // the predicate (`NullTestPredicate`), else the server's routing decides. (A cell
@@ -426,7 +434,14 @@ final class PostgresRun {
                     for field in fields {
                         let value = cell(field)
                         if value.kind == .null || value.kind == .absent { return nil }
-                        Self.appendText(of: value, bytes: bytes) { hasher.combine(bytes: $0) }
+                        let spelling = spellingOfField[field]
+                        Self.appendText(of: value, bytes: bytes) { text in
+                            if let canonical = spelling?.canonical(text) {
+                                canonical.withUnsafeBytes { hasher.combine(bytes: $0) }
+                            } else {
+                                hasher.combine(bytes: text)
+                            }
+                        }
                         hasher.combine(0x1F as UInt8)
                     }
                     return hasher.finalize()
