@@ -110,6 +110,17 @@ import Testing
         #expect(outcome.storedHex == ["780079"])
     }
 
+    /// A line that is not JSON but begins as a literal does was called one: `not json`
+    /// was "found null", `tx` "found a boolean".
+    @Test func aLineThatOnlyBeginsLikeALiteralIsMalformedNotThatValue() throws {
+        let notJSON = try error(Self.bytes("{\"a\":1}\nnot json\n"), name: "t.jsonl")
+        #expect(notJSON.contains("t.jsonl:2 (byte 8): malformed record: expected a JSON object, found 'n'"), "\(notJSON)")
+        let truncated = try error(Self.bytes("{\"a\":1}\ntx\n"), name: "t.jsonl")
+        #expect(truncated.contains("t.jsonl:2 (byte 8): malformed record: expected a JSON object, found 't'"), "\(truncated)")
+        let literal = try error(Self.bytes("{\"a\":1}\nnull\n"), name: "t.jsonl")
+        #expect(literal.contains("each record must be a JSON object, found null"), "\(literal)")
+    }
+
     // MARK: - Byte order marks
 
     @Test func byteOrderMarkStartingALaterJSONLineIsAnErrorNamingItsLine() throws {

@@ -103,8 +103,9 @@ struct JSONScanner {
             switch first {
             case UInt8(ascii: "["): found = "an array"
             case UInt8(ascii: "\""): found = "a string"
-            case UInt8(ascii: "t"), UInt8(ascii: "f"): found = "a boolean"
-            case UInt8(ascii: "n"): found = "null"
+            // (Only when the literal is whole: `not json` is no null.)
+            case UInt8(ascii: "t") where startsLiteral("true"), UInt8(ascii: "f") where startsLiteral("false"): found = "a boolean"
+            case UInt8(ascii: "n") where startsLiteral("null"): found = "null"
             case UInt8(ascii: "-"), UInt8(ascii: "0") ... UInt8(ascii: "9"): found = "a number"
             default: throw .syntax("expected a JSON object, found \(Self.describe(first))", at: index)
             }
@@ -322,6 +323,13 @@ struct JSONScanner {
     }
 
     // MARK: - Scalars
+
+    /// Whether the bytes from `index` spell `literal`.
+    private func startsLiteral(_ literal: StaticString) -> Bool {
+        let count = literal.utf8CodeUnitCount
+        guard end - index >= count else { return false }
+        return (0 ..< count).allSatisfy { base[index + $0] == literal.utf8Start[$0] }
+    }
 
     private mutating func scanLiteral(_ literal: StaticString) throws(Failure) {
         let start = index
