@@ -120,6 +120,32 @@ import Testing
         }
     }
 
+    /// Field names SQLite cannot take (empty, with a NUL, two spellings of one name, more
+    /// fields than columns) stopped the run without saying where the field is.
+    @Test func aFieldNameSQLiteCannotTakeIsNamedWhereItFirstAppears() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        func message(_ lines: [String], schema: String? = nil, alter: Bool = false) throws -> String {
+            let database = directory.appendingPathComponent("\(UUID().uuidString).db").path
+            if let schema { try TestSupport.createDatabase(database, schema: schema) }
+            let input = TestSupport.write(lines.joined(separator: "\n") + "\n", to: directory.appendingPathComponent("in.jsonl"))
+            do {
+                _ = try TestSupport.runImport([input], database: database) { $0.table = "t"; $0.upsert = ["id"]; $0.alter = alter }
+                return "no error"
+            } catch {
+                return "\(error)".replacingOccurrences(of: input, with: "in.jsonl")
+            }
+        }
+        let wide = #"{"id":3,"# + (0 ..< 2100).map { #""c\#($0)":1"# }.joined(separator: ",") + "}"
+        #expect(try message([#"{"id":1,"v":"a"}"#, #"{"id":2,"v":"b","V":"c"}"#]).hasPrefix("in.jsonl:2 (byte 17): fields \"v\" and \"V\" both map"))
+        #expect(try message([#"{"id":1}"#, #"{"id":2,"":1}"#]).hasPrefix("in.jsonl:2 (byte 9): field name \"\" is empty"))
+        #expect(try message([#"{"id":1}"#, #"{"id":2,"w\u0000":1}"#]).hasPrefix("in.jsonl:2 (byte 9): field name"))
+        #expect(try message([#"{"id":1}"#, #"{"id":2}"#, wide]).hasPrefix("in.jsonl:3 (byte 18): the input has 2101 fields"))
+        #expect(try message([#"{"id":1}"#, #"{"id":2,"a":1,"A":2}"#], schema: "CREATE TABLE t (id INTEGER PRIMARY KEY)", alter: true)
+            .hasPrefix("in.jsonl:2 (byte 9): fields \"a\" and \"A\" both map"))
+        #expect(try message([#"{"id":1}"#, #"{"id":2,"":1}"#], schema: "CREATE TABLE t (id INTEGER PRIMARY KEY)").hasPrefix("in.jsonl:2 (byte 9): field name \"\" is empty"))
+    }
+
     @Test func alterAddsColumnsWithInferredTypes() throws {
         try withTable("CREATE TABLE t (id INTEGER) STRICT", #"{"id":1,"color":"red","size":2,"w":1.5}"#) { input, database in
             let summary = try TestSupport.runImport([input], database: database) { $0.alter = true }

@@ -178,7 +178,7 @@ public enum ImportError: Error, Sendable, CustomStringConvertible {
     case noInputs
     case conflictingOptions(String)
     case emptyRecord(SourcePosition)
-    case invalidFieldName(name: String, reason: String)
+    case invalidFieldName(name: String, reason: String, at: String? = nil)
     /// The run was stopped by a signal; the open transaction was rolled back.
     case interrupted(signal: Int32)
     case tooManyRejects(limit: Int, last: String)
@@ -194,8 +194,8 @@ public enum ImportError: Error, Sendable, CustomStringConvertible {
             return text
         case .emptyRecord(let position):
             return "\(position): the record has no field the table can store; check the input or use --alter"
-        case .invalidFieldName(let name, let reason):
-            return "field name \(SQLIdentifier.quote(name)) \(reason); rename it in the input"
+        case .invalidFieldName(let name, let reason, let position):
+            return "\(position.map { "\($0): " } ?? "")field name \(SQLIdentifier.quote(name)) \(reason); rename it in the input"
         case .interrupted(let signal):
             return "interrupted by signal \(signal); the open transaction was rolled back (with --commit-every, what was committed stays: re-run with --resume)"
         case .tooManyRejects(let limit, let last):

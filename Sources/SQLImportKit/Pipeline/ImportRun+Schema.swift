@@ -15,26 +15,30 @@ extension ImportRun {
         let excluded = Set(fieldNames.indices.filter { index in
             FieldPath.isPresenceMarker(fieldNames[index]) || !paths.insert(FieldPath.meaningful(FieldPath.components(fieldNames[index])).map { NameKey($0) }).inserted
         })
-        let names = columnNames.indices.filter { !excluded.contains($0) }.map { columnNames[$0] }
-        try checkFieldNames(names)
+        let fields = columnNames.indices.filter { !excluded.contains($0) }
+        let names = fields.map { columnNames[$0] }
+        try checkFieldNames(fields, in: sample)
         let padded = names.filter(SchemaError.isPadded)
         if !padded.isEmpty {
             summary.warnings.append(
                 "the new table's column(s) \(padded.map(SQLIdentifier.quote).joined(separator: ", ")) begin or end with a space, as the input's header spells them (\"a, b\"); rename them, or remove the spaces from the header and import again")
         }
         let limit = Int(sqlite3_limit(db.sqliteConnection, SQLITE_LIMIT_COLUMN, -1))
-        if names.count > limit { throw SchemaError.tooManyColumns(table: table, count: names.count, limit: limit) }
+        if names.count > limit {
+            throw SchemaError.tooManyColumns(table: table, count: names.count, limit: limit, at: whereField(fields[limit], firstAppearsIn: sample))
+        }
         var fieldOfColumn: [NameKey: Int] = [:]
         for index in columnNames.indices where !excluded.contains(index) {
             if let other = fieldOfColumn[columnNames[index].sqliteFolded], FieldPath.components(fieldNames[index]).count > 1
                 || FieldPath.components(fieldNames[other]).count > 1
             {
                 throw NestedFieldError.sameColumn(
-                    fields: [fieldNames[other], fieldNames[index]].map(FieldPath.dotted), column: columnNames[other], table: table, prefixHelps: false)
+                    fields: [fieldNames[other], fieldNames[index]].map(FieldPath.dotted), column: columnNames[other], table: table, prefixHelps: false,
+                    at: whereField(index, firstAppearsIn: sample))
             }
             fieldOfColumn[columnNames[index].sqliteFolded] = index
         }
-        try checkCaseCollisions(names)
+        try checkCaseCollisions(fields, in: sample)
         let (primaryKey, indexed) = try newTableKeys(sample: sample)
         let creation = try TableCreation.infer(
             table: table, columnNames: columnNames, excluded: excluded, sample: sample, sampleRows: options.inferRows,
@@ -105,21 +109,40 @@ extension ImportRun {
         return ([id], (upsert, nullColumns))
     }
 
-    func checkFieldNames(_ names: [String]) throws {
-        for name in names {
-            if name.isEmpty { throw ImportError.invalidFieldName(name: name, reason: "is empty, and a column needs a name") }
-            if name.utf8.contains(0) { throw ImportError.invalidFieldName(name: name, reason: "contains a NUL byte, which SQLite identifiers cannot hold") }
+    /// Refuses a column name SQLite cannot take among `fields` (column numbers), naming
+    /// where in `batches` the field first appears.
+    func checkFieldNames(_ fields: [Int], in batches: [RecordBatch]) throws {
+        for field in fields {
+            let name = columnNames[field]
+            if name.isEmpty {
+                throw ImportError.invalidFieldName(name: name, reason: "is empty, and a column needs a name", at: whereField(field, firstAppearsIn: batches))
+            }
+            if name.utf8.contains(0) {
+                throw ImportError.invalidFieldName(
+                    name: name, reason: "contains a NUL byte, which SQLite identifiers cannot hold", at: whereField(field, firstAppearsIn: batches))
+            }
         }
     }
 
-    func checkCaseCollisions(_ names: [String]) throws {
-        var seen: [NameKey: String] = [:]
-        for name in names {
+    /// Refuses two of `fields` (column numbers) whose names SQLite takes for one column.
+    func checkCaseCollisions(_ fields: [Int], in batches: [RecordBatch]) throws {
+        var seen: [NameKey: Int] = [:]
+        for field in fields {
+            let name = columnNames[field]
             if let other = seen[name.sqliteFolded] {
-                throw SchemaError.fieldsCollide(table: table, fields: [other, name], column: other)
+                throw SchemaError.fieldsCollide(table: table, fields: [columnNames[other], name], column: columnNames[other], at: whereField(field, firstAppearsIn: batches))
             }
-            seen[name.sqliteFolded] = name
+            seen[name.sqliteFolded] = field
         }
+    }
+
+    /// Where field `input` first appears in `batches`: the CSV header, or the first
+    /// record holding it (nil without a batch).
+    func whereField(_ input: Int, firstAppearsIn batches: [RecordBatch]) -> String? {
+        let holding = batches.first { batch in (0 ..< batch.rowCount).contains { batch.cell(row: $0, column: input).kind != .absent } }
+        guard let batch = holding ?? batches.first else { return nil }
+        return Self.fieldPosition(
+            input, in: batch, inputName: inputNames[batch.inputIndex], format: summary.inputs[safe: batch.inputIndex]?.format, hasHeader: options.reader.hasHeader)
     }
 
     /// Matches `--upsert` against the table's keys, before any row is written, and
@@ -203,7 +226,7 @@ extension ImportRun {
         guard var schema else { return }
         let first = tableColumnOfInput.count
         guard first < columnNames.count else { return }
-        try checkFieldNames(Array(columnNames[first...]))
+        try checkFieldNames(Array(first ..< columnNames.count), in: [batch])
         if first == 0 { try resolveDeclaredEnums(schema: schema) }
         // A tombstone field first seen in a later batch (`prepareMirror` saw the first).
         if options.mirror.tombstone != nil, tombstoneInput == nil, session != nil {
@@ -247,9 +270,12 @@ extension ImportRun {
             }
             let limit = Int(sqlite3_limit(db.sqliteConnection, SQLITE_LIMIT_COLUMN, -1))
             if schema.columns.count + unknown.count > limit {
-                throw SchemaError.tooManyColumns(table: table, count: schema.columns.count + unknown.count, limit: limit)
+                throw SchemaError.tooManyColumns(
+                    table: table, count: schema.columns.count + unknown.count, limit: limit,
+                    at: whereField(unknown[limit - schema.columns.count], firstAppearsIn: [batch]))
             }
-            try checkCaseCollisions(schema.columns.map(\.name) + unknown.map { columnNames[$0] })
+            // (An unknown field matches no column: two of them may still be one name.)
+            try checkCaseCollisions(unknown, in: [batch])
             for input in unknown {
                 var tracker = TypeTracker()
                 batch.bytes.withUnsafeBufferPointer { bytes in
@@ -273,13 +299,15 @@ extension ImportRun {
             if let other = owner[column], other != input {
                 let fields = [fieldNames[other], fieldNames[input]]
                 let paths = fields.map { FieldPath.meaningful(FieldPath.components($0)) }
-                if paths[0] == paths[1] && paths[0].count > 1 { continue }
+                if paths[0].map({ NameKey($0) }) == paths[1].map({ NameKey($0) }) && paths[0].count > 1 { continue }
                 if fields.contains(where: { FieldPath.components($0).count > 1 }) {
                     throw NestedFieldError.sameColumn(
                         fields: fields.map(FieldPath.dotted), column: schema.columns[column].name, table: table,
-                        prefixHelps: !createdTable && options.flattenNaming != .prefix && Set(fields.map(FieldPath.prefixName)).count == 2)
+                        prefixHelps: !createdTable && options.flattenNaming != .prefix && Set(fields.map(FieldPath.prefixName)).count == 2,
+                        at: whereField(input, firstAppearsIn: [batch]))
                 }
-                throw SchemaError.fieldsCollide(table: table, fields: [columnNames[other], columnNames[input]], column: schema.columns[column].name)
+                throw SchemaError.fieldsCollide(
+                    table: table, fields: [columnNames[other], columnNames[input]], column: schema.columns[column].name, at: whereField(input, firstAppearsIn: [batch]))
             }
             owner[column] = input
         }

@@ -260,7 +260,7 @@ public enum NestedFieldError: Error, Sendable, CustomStringConvertible {
     /// A field under an enum's field fills no column of the enum (`path` is dotted).
     case unknownCase(SourcePosition, path: String, group: String)
     /// Two nested fields (or one and a plain field) fill one column.
-    case sameColumn(fields: [String], column: String, table: String, prefixHelps: Bool)
+    case sameColumn(fields: [String], column: String, table: String, prefixHelps: Bool, at: String? = nil)
     /// The sample looks like an enum, but the table has more nullable columns beside
     /// its cases: which of them to clear is not guessed.
     case enumNeedsDeclaring(field: String, seen: [String], caseColumns: [String], columns: [String], table: String)
@@ -287,8 +287,8 @@ public enum NestedFieldError: Error, Sendable, CustomStringConvertible {
             return "\(position): field \(field) holds the cases \(cases.joined(separator: " and ")); an enum value has exactly one case"
         case .unknownCase(let position, let path, let group):
             return "\(position): field \(path) fills no column of the enum \(group): its case is not among the enum's columns; add the case's columns to --enum, or fix the record"
-        case .sameColumn(let fields, let column, let table, let prefixHelps):
-            return "fields \(fields.joined(separator: " and ")) both fill column \(SQLIdentifier.quote(column)) of \(SQLIdentifier.quote(table)); "
+        case .sameColumn(let fields, let column, let table, let prefixHelps, let position):
+            return "\(position.map { "\($0): " } ?? "")fields \(fields.joined(separator: " and ")) both fill column \(SQLIdentifier.quote(column)) of \(SQLIdentifier.quote(table)); "
                 + (prefixHelps ? "pass --flatten-by prefix to map nested fields by their prefixed names, or rename one in the input" : "rename one in the input")
         case .enumNeedsDeclaring(let field, let seen, let caseColumns, let columns, let table):
             return "field \(field) is written as Swift Codable writes an enum (cases seen: \(seen.joined(separator: ", "))), and \(SQLIdentifier.quote(table)) has nullable columns the input leaves alone, which may be cases it did not show and which a case switch must clear; declare the enum's columns with --enum \(field)=\(columns.joined(separator: ",")) (keep only the enum's), --enum \(field)=\(caseColumns.joined(separator: ",")) to clear none of the others, or --group \(field) if it is not an enum"

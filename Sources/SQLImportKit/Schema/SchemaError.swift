@@ -11,8 +11,8 @@ public enum SchemaError: Error, Sendable, CustomStringConvertible {
     /// Fields naming generated columns (`GENERATED ALWAYS AS`), which no statement writes.
     case generatedColumnsInInput(table: String, fields: [String])
     case missingRequiredColumn(table: String, column: String)
-    case fieldsCollide(table: String, fields: [String], column: String)
-    case tooManyColumns(table: String, count: Int, limit: Int)
+    case fieldsCollide(table: String, fields: [String], column: String, at: String? = nil)
+    case tooManyColumns(table: String, count: Int, limit: Int, at: String? = nil)
     case invalidTypeOverride(String)
     case unknownColumnInOption(option: String, column: String, table: String)
     case noColumns(input: String)
@@ -42,10 +42,10 @@ public enum SchemaError: Error, Sendable, CustomStringConvertible {
             return "\(fields.map(SQLIdentifier.quote).joined(separator: ", ")) \(fields.count == 1 ? "is a generated column" : "are generated columns") of \(SQLIdentifier.quote(table)): the database computes \(fields.count == 1 ? "it" : "them") (an expression, or an identity GENERATED ALWAYS) and cannot store a given value (an export of the table holds them); pass --ignore-unknown to drop those fields"
         case .missingRequiredColumn(let table, let column):
             return "column \(SQLIdentifier.quote(column)) of \(SQLIdentifier.quote(table)) is NOT NULL without a default, and the input has no such field; add it to the input or give the column a default"
-        case .fieldsCollide(let table, let fields, let column):
-            return "fields \(fields.map(SQLIdentifier.quote).joined(separator: " and ")) both map to column \(SQLIdentifier.quote(column)) of \(SQLIdentifier.quote(table)) (SQLite column names ignore case); rename one in the input"
-        case .tooManyColumns(let table, let count, let limit):
-            return "the input has \(count) fields but SQLite allows at most \(limit) columns in \(SQLIdentifier.quote(table)); drop fields with --ignore-unknown against a narrower table"
+        case .fieldsCollide(let table, let fields, let column, let position):
+            return "\(position.map { "\($0): " } ?? "")fields \(fields.map(SQLIdentifier.quote).joined(separator: " and ")) both map to column \(SQLIdentifier.quote(column)) of \(SQLIdentifier.quote(table)) (SQLite column names ignore case); rename one in the input"
+        case .tooManyColumns(let table, let count, let limit, let position):
+            return "\(position.map { "\($0): " } ?? "")the input has \(count) fields but SQLite allows at most \(limit) columns in \(SQLIdentifier.quote(table)); drop fields with --ignore-unknown against a narrower table"
         case .invalidTypeOverride(let text):
             return "--type \(text): expected COLUMN=TYPE with TYPE one of INTEGER, REAL, TEXT, BLOB, ANY"
         case .unknownColumnInOption(let option, let column, let table):
