@@ -450,6 +450,28 @@ extension SQLiteDataShapeTests {
         #expect(Array(result.rows.prefix(3)) == ["1|NULL|n1|NULL", "2|l2|NULL|NULL", "3|NULL|NULL|i3"])
     }
 
+    /// A table a `--flatten` run created names an enum's cases by prefix (`kind_link`);
+    /// a later run into it inferred enums by leaf names only, took `kind` for a column
+    /// group, and a record switching case left the old one set: two cases in one row
+    /// (exit 0; a helper's oracle test of the fixtures).
+    @Test func aReRunIntoATableTheRunCreatedStillClearsTheOldCase() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let database = directory.appendingPathComponent("new.db").path
+        let fixtures = TestSupport.fixtures.appendingPathComponent("sqlitedata")
+        let first = try TestSupport.run(
+            [fixtures.appendingPathComponent("attachments.jsonl").path, "--db", database, "--table", "att", "--flatten", "--pk", "id"], in: directory)
+        #expect(first.status == 0, "\(first.stderr)")
+        let switched = try TestSupport.run(
+            [fixtures.appendingPathComponent("attachments-switched.jsonl").path, "--db", database, "--table", "att", "--flatten", "--upsert", "id"], in: directory)
+        #expect(switched.status == 0, "\(switched.stderr)")
+        #expect(switched.stderr.contains("so it was read as one"), "\(switched.stderr)")
+        let twoCases = try Self.rows(database, "SELECT id FROM att WHERE (kind_link IS NOT NULL) + (kind_note IS NOT NULL) + (kind_image IS NOT NULL) > 1")
+        #expect(twoCases.isEmpty)
+        #expect(try Self.rows(database, "SELECT * FROM att WHERE id IN (1, 2, 3) ORDER BY id")
+            == ["1|NULL|call the bank|NULL", "2|NULL|NULL|https://example.com/dog.png", "3|https://example.com/b|NULL|NULL"])
+    }
+
     @Test func aCaseWithNoValueStillClearsTheOtherCases() throws {
         let directory = TestSupport.temporaryDirectory()
         defer { TestSupport.remove(directory) }

@@ -174,8 +174,11 @@ struct NestedFields {
             members[field, default: []].append((input, parts[1], column))
             if raw.count > 2 && raw[2] == "_0" { evidence.insert(field) }
             if let column {
-                let expected = createdByRun ? parts.filter { !$0.isEmpty }.joined(separator: "_") : parts[parts.count - 1]
-                if schema.columns[column].name.sqliteFolded != expected.sqliteFolded { namedOtherwise.insert(field) }
+                // A table the run creates names cases by prefix; an existing one by leaf
+                // (SQLiteData's), or by prefix when an earlier run created it.
+                let name = schema.columns[column].name.sqliteFolded
+                let prefixed = parts.filter { !$0.isEmpty }.joined(separator: "_").sqliteFolded
+                if name != prefixed && (createdByRun || name != parts[parts.count - 1].sqliteFolded) { namedOtherwise.insert(field) }
             }
         }
         guard !order.isEmpty else { return ([], [], [:]) }
