@@ -472,6 +472,32 @@ extension SQLiteDataShapeTests {
             == ["1|NULL|call the bank|NULL", "2|NULL|NULL|https://example.com/dog.png", "3|https://example.com/b|NULL|NULL"])
     }
 
+    /// An enum inside a column group (`{"meta":{"kind":{"note":{"_0":…}}}}`) was applied
+    /// as a group: a record switching case kept the old one, and two cases at once were
+    /// accepted (exit 0), with no way to declare it. It is refused until declared, with
+    /// its dotted path, and then cleared and checked as any enum.
+    @Test func anEnumInsideAGroupIsRefusedUntilDeclaredByItsPath() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let schema = """
+            CREATE TABLE r (id TEXT PRIMARY KEY NOT NULL, createdAt TEXT, updatedAt TEXT, link TEXT, note TEXT) STRICT;
+            INSERT INTO r VALUES ('A', 'c0', 'u0', 'L0', NULL);
+            """
+        let record = #"{"id":"A","meta":{"kind":{"note":{"_0":"x"}},"timestamps":{"createdAt":"c1"}}}"#
+        let refused = try Self.run([record], ["--flatten"], schema: schema, table: "r", in: directory)
+        #expect(refused.status == 65 && refused.stderr.contains("in.jsonl:1 (byte 0): field meta.kind.note._0") && refused.stderr.contains("--enum meta.kind="), "\(refused.stderr)")
+        #expect(refused.rows == ["A|c0|u0|L0|NULL"])
+        let declared = try Self.run([record], ["--flatten", "--enum", "meta.kind=link,note"], schema: schema, table: "r", in: directory)
+        #expect(declared.status == 0, "\(declared.stderr)")
+        #expect(declared.rows == ["A|c1|u0|NULL|x"])
+        let twoCases = try Self.run(
+            [#"{"id":"A","meta":{"kind":{"note":{"_0":"x"},"link":{"_0":"y"}}}}"#], ["--flatten", "--enum", "meta.kind=link,note"], schema: schema, table: "r", in: directory)
+        #expect(twoCases.status == 65 && twoCases.stderr.contains("holds the cases link and note"), "\(twoCases.stderr)")
+        let group = try Self.run([record], ["--flatten", "--group", "meta.kind"], schema: schema, table: "r", in: directory)
+        #expect(group.status == 0, "\(group.stderr)")
+        #expect(group.rows == ["A|c1|u0|L0|x"])
+    }
+
     @Test func aCaseWithNoValueStillClearsTheOtherCases() throws {
         let directory = TestSupport.temporaryDirectory()
         defer { TestSupport.remove(directory) }

@@ -35,6 +35,15 @@ extension ImportRun {
         var fresh = Set<NameKey>()
         for input in first ..< fieldNames.count {
             let parts = FieldPath.components(fieldNames[input])
+            // A Codable enum case inside a group (`meta.kind.note._0`) is no enum the
+            // inference below sees: refused unless declared, as `--enum meta.kind=…`.
+            if let zero = parts.firstIndex(of: "_0"), zero >= 3 {
+                let field = parts[..<(zero - 1)].joined(separator: ".")
+                let declared = options.enumGroups.contains { NestedFields.caseName(of: fieldNames[input], in: $0.field) != nil }
+                if !declared && !options.columnGroups.contains(where: { $0.sqliteFolded == field.sqliteFolded }) {
+                    throw NestedFieldError.enumInsideGroup(firstPosition(of: input, in: batch), path: FieldPath.dotted(fieldNames[input]), field: field)
+                }
+            }
             if parts.count > 1, !decidedNestedFields.contains(parts[0].sqliteFolded) { fresh.insert(parts[0].sqliteFolded) }
             // A field read as a group from records of one key each, now with another key
             // (`{"kind":{"link":…}}` for a batch, then `{"kind":{"note":…}}`): an enum or a

@@ -127,11 +127,15 @@ struct NestedFields {
 
     /// The case a flattened field belongs to, when its first component is `group`'s
     /// field: `kind.image._0.caption` is the case `image`.
+    /// A field inside a group is named by its dotted path: `meta.kind` for
+    /// `{"meta":{"kind":{"note":…}}}`.
     static func caseName(of name: String, in field: String) -> String? {
         let parts = FieldPath.meaningful(FieldPath.components(name))
+        let fieldParts = parts[0].sqliteFolded == field.sqliteFolded ? [field] : field.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         // `{"kind":{}}` (the marker `kind` + separator) names no case.
-        guard parts.count > 1, parts[0].sqliteFolded == field.sqliteFolded, !parts[1].isEmpty else { return nil }
-        return parts[1]
+        guard parts.count > fieldParts.count, zip(parts, fieldParts).allSatisfy({ $0.sqliteFolded == $1.sqliteFolded }), !parts[fieldParts.count].isEmpty
+        else { return nil }
+        return parts[fieldParts.count]
     }
 
     /// Enum groups a sample shows, among the nested `fields` (lowercased first
@@ -271,6 +275,8 @@ public enum NestedFieldError: Error, Sendable, CustomStringConvertible {
     case enumOrGroup(field: String, seen: [String], columns: [String], table: String)
     /// `--enum` declares one field twice.
     case declaredTwice(field: String)
+    /// A case written as Swift `Codable` writes one, inside a column group.
+    case enumInsideGroup(SourcePosition, path: String, field: String)
     /// `{"meta":{}}` under `--flatten`, into a table with a column `meta`.
     case emptyObjectForColumn(field: String, column: String, table: String)
     /// A record holds a case and also fills another case's column directly.
@@ -297,6 +303,8 @@ public enum NestedFieldError: Error, Sendable, CustomStringConvertible {
             return "field \(field) is written as Swift Codable writes an enum (cases seen: \(seen.joined(separator: ", "))), and \(SQLIdentifier.quote(table)) has nullable columns the input leaves alone, which may be cases it did not show and which a case switch must clear; declare the enum's columns with --enum \(field)=\(columns.joined(separator: ",")) (keep only the enum's), --enum \(field)=\(caseColumns.joined(separator: ",")) to clear none of the others, or --group \(field) if it is not an enum"
         case .enumOrGroup(let field, let seen, let columns, let table):
             return "field \(field) holds one key per record (\(seen.joined(separator: ", "))): an enum, whose case switch must clear the other cases' columns, or a column group whose nil fields were left out, whose columns a record must not clear; pass --enum \(field)=\(columns.joined(separator: ",")) (keep only the enum's columns of \(SQLIdentifier.quote(table))) or --group \(field)"
+        case .enumInsideGroup(let position, let path, let field):
+            return "\(position): field \(path) is written as Swift Codable writes an enum case, inside a group, where sqlimport does not recognise enums by itself (a record switching case would keep the old one); declare the enum's columns with --enum \(field)=COL,COL,..., or pass --group \(field) if it is not an enum"
         case .declaredTwice(let field):
             return "--enum names the field \(field) twice; give all of its columns in one --enum \(field)=COL,COL,..."
         case .caseAndColumn(let position, let field, let column, let group):
