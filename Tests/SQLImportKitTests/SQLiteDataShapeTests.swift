@@ -498,6 +498,31 @@ extension SQLiteDataShapeTests {
         #expect(group.rows == ["A|c1|u0|L0|x"])
     }
 
+    /// The seeds' tables default their ids to `uuid()`, which SQLiteData apps define on
+    /// their own connections and SQLite lacks: with a `NOT NULL ON CONFLICT REPLACE` key
+    /// every import failed (exit 64 "unknown function", or 70), and a record without an
+    /// id did (exit 70) with a plain key (a helper's report).
+    @Test(arguments: ["", " ON CONFLICT REPLACE"])
+    func theSeedsUUIDDefaultWorksAndFillsAMissingID(_ conflictClause: String) throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let schema = """
+            CREATE TABLE "remindersLists" (
+              "id" TEXT PRIMARY KEY NOT NULL\(conflictClause) DEFAULT (uuid()),
+              "title" TEXT NOT NULL DEFAULT ''
+            ) STRICT;
+            """
+        let given = try Self.run([#"{"id":"6F1C0B7E-1111-4A5B-9C3D-000000000001","title":"a"}"#], [], schema: schema, table: "remindersLists", in: directory)
+        #expect(given.status == 0, "\(given.stderr)")
+        #expect(given.rows == ["6F1C0B7E-1111-4A5B-9C3D-000000000001|a"])
+        let database = directory.appendingPathComponent("app.db").path
+        let input = TestSupport.write(#"{"title":"b"}"# + "\n", to: directory.appendingPathComponent("b.jsonl"))
+        let missing = try TestSupport.run([input, "--db", database, "--table", "remindersLists"], in: directory)
+        #expect(missing.status == 0, "\(missing.stderr)")
+        let made = try Self.rows(database, "SELECT id FROM remindersLists WHERE title = 'b'")
+        #expect(made.count == 1 && made[0].wholeMatch(of: /[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}/) != nil, "\(made)")
+    }
+
     @Test func aCaseWithNoValueStillClearsTheOtherCases() throws {
         let directory = TestSupport.temporaryDirectory()
         defer { TestSupport.remove(directory) }

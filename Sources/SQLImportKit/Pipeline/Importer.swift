@@ -257,8 +257,27 @@ enum DatabaseOpener {
         configuration.foreignKeysEnabled = true
         configuration.busyMode = .timeout(TimeInterval(busyTimeoutMilliseconds) / 1000)
         configuration.label = "sqlimport"
+        configuration.prepareDatabase { db in try addUUIDFunctionWhenMissing(db) }
         if dryRun && !FileManager.default.fileExists(atPath: path) { return try DatabaseQueue(configuration: configuration) }
         return try DatabaseQueue(path: path, configuration: configuration)
+    }
+}
+
+extension DatabaseOpener {
+    /// SQLiteData's schemas default their ids to `uuid()` (`"id" TEXT PRIMARY KEY NOT
+    /// NULL DEFAULT (uuid())`), a function the app defines on its own connections
+    /// (`@DatabaseFunction func uuid() -> UUID`) and SQLite lacks: without it, every
+    /// statement SQLite compiles that default into failed ("unknown function"), with a
+    /// `NOT NULL ON CONFLICT REPLACE` key even when every record supplies its id. Where
+    /// the connection has no `uuid()`, sqlimport defines one as SQLite's own uuid
+    /// extension (ext/misc/uuid.c) and StructuredQueries spell a UUID: a random version 4
+    /// UUID in lower case.
+    static func addUUIDFunctionWhenMissing(_ db: Database) throws {
+        do {
+            _ = try db.makeStatement(sql: "SELECT uuid()")
+        } catch let error as DatabaseError where error.message?.contains("no such function") == true {
+            db.add(function: DatabaseFunction("uuid", argumentCount: 0, pure: false) { _ in UUID().uuidString.lowercased() })
+        }
     }
 }
 
