@@ -196,6 +196,24 @@ import Testing
         #expect(try work.run(["cars.csv", "--db", "c.db", "--table", "both", "--jsonl", "--csv"]).status == 64)
     }
 
+    /// A CSV header beginning with `[` or `{` (`[group],v`) was read as JSON by its first
+    /// byte and failed ("expected a JSON object") with no fix named. Text whose next byte
+    /// no JSON could hold there is CSV.
+    @Test func aCSVHeaderBeginningWithABracketIsReadAsCSV() throws {
+        let work = Workspace()
+        defer { work.cleanUp() }
+        TestSupport.write("[group],{id},v\na,b,1\n", to: URL(fileURLWithPath: work.path("bracket.csv")))
+        TestSupport.write("{id},v\na,1\n", to: URL(fileURLWithPath: work.path("brace.txt")))
+        TestSupport.write("[\n  {\"a\": 1}\n]\n", to: URL(fileURLWithPath: work.path("array.csv")))
+        for (file, table) in [("bracket.csv", "bracket"), ("brace.txt", "brace"), ("array.csv", "array")] {
+            let run = try work.run([file, "--db", "c.db", "--table", table])
+            #expect(run.status == 0, "\(file): \(run.stderr)")
+        }
+        #expect(try work.value("c.db", "SELECT \"[group]\" || \"{id}\" || v FROM bracket") == "ab1")
+        #expect(try work.value("c.db", "SELECT \"{id}\" || v FROM brace") == "a1")
+        #expect(try work.value("c.db", "SELECT a FROM array") == 1)
+    }
+
     @Test func nullTextIsRefusedForJSONWhereItWouldBeIgnored() throws {
         let work = Workspace()
         defer { work.cleanUp() }

@@ -95,17 +95,32 @@ enum RecordReaders {
         return best.map { delimiterCandidates[$0.slot] }
     }
 
-    /// The format of an input, as `make` would choose it.
+    /// The format of an input, as `make` would choose it: by its first byte other than
+    /// white space, but text whose next byte no JSON could hold there is CSV: a header
+    /// `[group],v` or `{id},v` (read as JSON, it failed with "expected a JSON object").
     static func detect(_ buffer: InputBuffer) throws(ReaderError) -> InputFormat {
         var shift = 0
+        var first: UInt8?
+        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 }
         while true {
             var index = buffer.start
             while index < buffer.recordWindowEnd {
                 let byte = buffer.storage[index]
-                if byte != 0x20 && byte != 0x0A && byte != 0x0D && byte != 0x09 { return InputFormat.fromFirstByte(byte) }
                 index += 1
+                if isSpace(byte) { continue }
+                guard let first else {
+                    first = byte
+                    if byte != UInt8(ascii: "[") && byte != UInt8(ascii: "{") { return InputFormat.fromFirstByte(byte) }
+                    continue
+                }
+                let holdsJSON = first == UInt8(ascii: "{")
+                    ? byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "}")
+                    : "{[]\"-0123456789tfn".utf8.contains(byte)
+                return holdsJSON ? InputFormat.fromFirstByte(first) : .csv
             }
-            guard try buffer.refill(shift: &shift) else { return InputFormat.fromFirstByte(nil) }
+            // The refill keeps the window's bytes and adds more: scanned again.
+            guard try buffer.refill(shift: &shift) else { return InputFormat.fromFirstByte(first) }
+            first = nil
         }
     }
 }
