@@ -523,6 +523,26 @@ extension SQLiteDataShapeTests {
         #expect(made.count == 1 && made[0].wholeMatch(of: /[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}/) != nil, "\(made)")
     }
 
+    /// Records filling a declared enum's column directly, in an input whose other
+    /// records give that case inside the field, stopped the whole run as two fields
+    /// filling one column (exit 65 under `--on-error skip`, no line, a fix that failed).
+    /// Only a record holding both is refused, as sqlitedata.md says.
+    @Test func anEnumsColumnGivenDirectlyByOtherRecordsIsRefusedOnlyWhereOneRecordHoldsBoth() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let records = [
+            #"{"id":3,"kind":{"link":{"_0":"x"}}}"#, #"{"id":4,"link":null}"#, #"{"id":5,"link":"direct"}"#,
+            #"{"id":6,"kind":{"note":{"_0":"n"}},"link":"both"}"#,
+        ]
+        let skipped = try Self.run(records, Self.enumFlag + ["--on-error", "skip"], in: directory)
+        #expect(skipped.status == 2, "\(skipped.stderr)")
+        #expect(skipped.stderr.contains("in.jsonl:4") && skipped.stderr.contains("also fills its column \"link\" directly"), "\(skipped.stderr)")
+        #expect(skipped.rows == ["1|L1|NULL|NULL", "2|NULL|N2|NULL", "3|x|NULL|NULL", "4|NULL|NULL|NULL", "5|direct|NULL|NULL"])
+        let stopped = try Self.run(records, Self.enumFlag, in: directory)
+        #expect(stopped.status == 65 && stopped.stderr.contains("in.jsonl:4"), "\(stopped.stderr)")
+        #expect(stopped.rows == ["1|L1|NULL|NULL", "2|NULL|N2|NULL"])
+    }
+
     @Test func aCaseWithNoValueStillClearsTheOtherCases() throws {
         let directory = TestSupport.temporaryDirectory()
         defer { TestSupport.remove(directory) }

@@ -291,8 +291,16 @@ extension ImportRun {
             self.schema = schema
             session?.updateSchema(schema)
         }
+        if let session {
+            for input in first ..< columnNames.count {
+                if let column = tableColumnOfInput[input] { session.map(input: input, toTableColumn: column) }
+            }
+        }
+        try mapEnumCases(from: first, of: batch, schema: schema)
         // Two fields may not land in one column, but a field in Swift Codable's spelling
-        // (`kind.note._0`) and in the plain one (`kind.note`) are one field.
+        // (`kind.note._0`) and in the plain one (`kind.note`) are one field, and an enum's
+        // case and its column given directly (`kind.link` and `link`) are refused per
+        // record, where one record holds both (`checkEnumCases`).
         var owner: [Int: Int] = [:]
         for (input, column) in tableColumnOfInput.enumerated() {
             guard let column else { continue }
@@ -300,6 +308,11 @@ extension ImportRun {
                 let fields = [fieldNames[other], fieldNames[input]]
                 let paths = fields.map { FieldPath.meaningful(FieldPath.components($0)) }
                 if paths[0].map({ NameKey($0) }) == paths[1].map({ NameKey($0) }) && paths[0].count > 1 { continue }
+                if let group = enumCaseOfInput[other]?.group ?? enumCaseOfInput[input]?.group,
+                    enumColumnOfDirectInput[input] == group || enumColumnOfDirectInput[other] == group
+                {
+                    continue
+                }
                 if fields.contains(where: { FieldPath.components($0).count > 1 }) {
                     throw NestedFieldError.sameColumn(
                         fields: fields.map(FieldPath.dotted), column: schema.columns[column].name, table: table,
@@ -311,12 +324,6 @@ extension ImportRun {
             }
             owner[column] = input
         }
-        if let session {
-            for input in first ..< columnNames.count {
-                if let column = tableColumnOfInput[input] { session.map(input: input, toTableColumn: column) }
-            }
-        }
-        try mapEnumCases(from: first, of: batch, schema: schema)
     }
 
     /// True when this run created the table.
