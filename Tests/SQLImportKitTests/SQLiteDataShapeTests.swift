@@ -543,6 +543,25 @@ extension SQLiteDataShapeTests {
         #expect(stopped.rows == ["1|L1|NULL|NULL", "2|NULL|N2|NULL"])
     }
 
+    /// A declared enum or group given as `null` was an unknown field whose error advised
+    /// `--alter`, which added a column of the field's name and cleared no case.
+    @Test func aDeclaredEnumOrGroupGivenAsNullIsNamedWithoutAdvisingAlter() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let records = [#"{"id":3,"kind":{"link":{"_0":"x"}}}"#, #"{"id":1,"kind":null}"#]
+        let refused = try Self.run(records, Self.enumFlag, in: directory)
+        #expect(refused.status == 65 && refused.stderr.contains("in.jsonl:2 (byte 36): field kind is null or a plain value, where --enum kind"), "\(refused.stderr)")
+        #expect(!refused.stderr.contains("--alter"), "\(refused.stderr)")
+        let altered = try Self.run(records, Self.enumFlag + ["--alter"], in: directory)
+        #expect(altered.status == 65, "\(altered.stderr)")
+        #expect(altered.rows == ["1|L1|NULL|NULL", "2|NULL|N2|NULL"])
+        let dropped = try Self.run(records, Self.enumFlag + ["--ignore-unknown"], in: directory)
+        #expect(dropped.status == 0, "\(dropped.stderr)")
+        #expect(dropped.rows == ["1|L1|NULL|NULL", "2|NULL|N2|NULL", "3|x|NULL|NULL"])
+        let group = try Self.run([#"{"id":1,"stamps":null}"#], ["--group", "stamps"], in: directory)
+        #expect(group.status == 65 && group.stderr.contains("where --group stamps expects an object"), "\(group.stderr)")
+    }
+
     @Test func aCaseWithNoValueStillClearsTheOtherCases() throws {
         let directory = TestSupport.temporaryDirectory()
         defer { TestSupport.remove(directory) }

@@ -262,6 +262,15 @@ extension ImportRun {
             throw SchemaError.generatedColumnsInInput(table: table, fields: generated)
         }
         if !unknown.isEmpty && !options.ignoreUnknown {
+            // A declared enum or group given as null (or a plain value): --alter would add
+            // a column of its name and clear nothing.
+            for input in unknown {
+                let name = columnNames[input].sqliteFolded
+                let isEnum = options.enumGroups.contains { $0.field.sqliteFolded == name }
+                if isEnum || options.columnGroups.contains(where: { $0.sqliteFolded == name }) {
+                    throw NestedFieldError.groupNotAnObject(firstPosition(of: input, in: batch), field: columnNames[input], isEnum: isEnum)
+                }
+            }
             guard options.alter else {
                 let format = summary.inputs[safe: batch.inputIndex]?.format
                 throw SchemaError.unknownFields(

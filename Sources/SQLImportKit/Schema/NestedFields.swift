@@ -275,6 +275,8 @@ public enum NestedFieldError: Error, Sendable, CustomStringConvertible {
     case enumOrGroup(field: String, seen: [String], columns: [String], table: String)
     /// `--enum` declares one field twice.
     case declaredTwice(field: String)
+    /// A declared enum's or group's field holding null or a plain value.
+    case groupNotAnObject(SourcePosition, field: String, isEnum: Bool)
     /// A case written as Swift `Codable` writes one, inside a column group.
     case enumInsideGroup(SourcePosition, path: String, field: String)
     /// `{"meta":{}}` under `--flatten`, into a table with a column `meta`.
@@ -303,6 +305,9 @@ public enum NestedFieldError: Error, Sendable, CustomStringConvertible {
             return "field \(field) is written as Swift Codable writes an enum (cases seen: \(seen.joined(separator: ", "))), and \(SQLIdentifier.quote(table)) has nullable columns the input leaves alone, which may be cases it did not show and which a case switch must clear; declare the enum's columns with --enum \(field)=\(columns.joined(separator: ",")) (keep only the enum's), --enum \(field)=\(caseColumns.joined(separator: ",")) to clear none of the others, or --group \(field) if it is not an enum"
         case .enumOrGroup(let field, let seen, let columns, let table):
             return "field \(field) holds one key per record (\(seen.joined(separator: ", "))): an enum, whose case switch must clear the other cases' columns, or a column group whose nil fields were left out, whose columns a record must not clear; pass --enum \(field)=\(columns.joined(separator: ",")) (keep only the enum's columns of \(SQLIdentifier.quote(table))) or --group \(field)"
+        case .groupNotAnObject(let position, let field, let isEnum):
+            let what = isEnum ? "--enum \(field) expects an object holding one case ({\"case\": value})" : "--group \(field) expects an object of its columns"
+            return "\(position): field \(field) is null or a plain value, where \(what); sqlimport does not guess which columns that clears. Leave the field out of such records (their columns are left alone), or pass --ignore-unknown to drop it"
         case .enumInsideGroup(let position, let path, let field):
             return "\(position): field \(path) is written as Swift Codable writes an enum case, inside a group, where sqlimport does not recognise enums by itself (a record switching case would keep the old one); declare the enum's columns with --enum \(field)=COL,COL,..., or pass --group \(field) if it is not an enum"
         case .declaredTwice(let field):
