@@ -562,6 +562,30 @@ extension SQLiteDataShapeTests {
         #expect(group.status == 65 && group.stderr.contains("where --group stamps expects an object"), "\(group.stderr)")
     }
 
+    /// The `uuid()` sqlimport defines is not deterministic: defined on every connection,
+    /// it made SQLite refuse a schema whose partial index called an app's deterministic
+    /// `uuid()` as the database opened (exit 73, "corrupt"), whatever the table (a
+    /// helper's review). It is defined only for a table whose defaults call it.
+    @Test func aDatabaseWhoseIndexCallsTheAppsUUIDStillOpens() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let database = directory.appendingPathComponent("app.db").path
+        let queue = try DatabaseQueue(path: database)
+        try queue.write { db in
+            db.add(function: DatabaseFunction("uuid", argumentCount: 0, pure: true) { _ in UUID().uuidString.lowercased() })
+            try db.execute(sql: """
+                CREATE TABLE t (id TEXT PRIMARY KEY, v TEXT);
+                CREATE INDEX t_v ON t (v) WHERE uuid() IS NOT NULL;
+                CREATE TABLE plain (id TEXT PRIMARY KEY, v TEXT);
+                """)
+        }
+        try queue.close()
+        let input = TestSupport.write(#"{"id":"a","v":"x"}"# + "\n", to: directory.appendingPathComponent("plain.jsonl"))
+        let result = try TestSupport.run([input, "--db", database, "--upsert", "id"], in: directory)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try Self.rows(database, "SELECT * FROM plain") == ["a|x"])
+    }
+
     @Test func aCaseWithNoValueStillClearsTheOtherCases() throws {
         let directory = TestSupport.temporaryDirectory()
         defer { TestSupport.remove(directory) }

@@ -146,6 +146,7 @@ final class ImportRun {
         if let existing = try TableSchema.read(db, table: table) {
             schema = existing
             tableIsReal = true
+            try DatabaseOpener.addUUIDFunctionWhenMissing(db, for: existing)
             try refuseOptionsForANewTable(existing)
             tableWasEmpty = try Bool.fetchOne(db, sql: "SELECT NOT EXISTS (SELECT 1 FROM \(SQLIdentifier.quote(table)))") ?? true
             try resolveTarget()

@@ -257,7 +257,6 @@ enum DatabaseOpener {
         configuration.foreignKeysEnabled = true
         configuration.busyMode = .timeout(TimeInterval(busyTimeoutMilliseconds) / 1000)
         configuration.label = "sqlimport"
-        configuration.prepareDatabase { db in try addUUIDFunctionWhenMissing(db) }
         if dryRun && !FileManager.default.fileExists(atPath: path) { return try DatabaseQueue(configuration: configuration) }
         return try DatabaseQueue(path: path, configuration: configuration)
     }
@@ -268,11 +267,18 @@ extension DatabaseOpener {
     /// NULL DEFAULT (uuid())`), a function the app defines on its own connections
     /// (`@DatabaseFunction func uuid() -> UUID`) and SQLite lacks: without it, every
     /// statement SQLite compiles that default into failed ("unknown function"), with a
-    /// `NOT NULL ON CONFLICT REPLACE` key even when every record supplies its id. Where
-    /// the connection has no `uuid()`, sqlimport defines one as SQLite's own uuid
-    /// extension (ext/misc/uuid.c) and StructuredQueries spell a UUID: a random version 4
-    /// UUID in lower case.
-    static func addUUIDFunctionWhenMissing(_ db: Database) throws {
+    /// `NOT NULL ON CONFLICT REPLACE` key even when every record supplies its id. Where a
+    /// column default of `schema` calls it and the connection has no `uuid()`, sqlimport
+    /// defines one as SQLite's own uuid extension (ext/misc/uuid.c) and StructuredQueries
+    /// spell a UUID: a random version 4 UUID in lower case. Only then, and once the
+    /// schema is loaded: a function that is not deterministic would make SQLite refuse
+    /// a schema whose partial index or generated column calls `uuid()` as the database
+    /// is opened (exit 73, "malformed database schema").
+    static func addUUIDFunctionWhenMissing(_ db: Database, for schema: TableSchema) throws {
+        let callsUUID = schema.columns.contains { column in
+            column.defaultSQL.map { $0.lowercased().filter { !$0.isWhitespace }.contains("uuid()") } ?? false
+        }
+        guard callsUUID else { return }
         do {
             _ = try db.makeStatement(sql: "SELECT uuid()")
         } catch let error as DatabaseError where error.message?.contains("no such function") == true {
