@@ -954,6 +954,11 @@ import Testing
             #expect(result.status == 0, "\(result.stderr)")
         }
         #expect(try PostgresServer.query(url, "SELECT \"\(composed)\", \"\(decomposed)\", \"K\", \"\(kelvin)\" FROM t") == "nfc|nfd|ascii|kelvin\n")
+        // A table the run creates: the key's twin is no key (it was made NOT NULL).
+        TestSupport.write(#"{"\#(composed)":1,"\#(decomposed)":null,"v":"a"}"# + "\n", to: directory.appendingPathComponent("p.jsonl"))
+        let created = try TestSupport.run(["p.jsonl", "--db", url, "--table", "p", "--pk", composed], in: directory)
+        #expect(created.status == 0, "\(created.stderr)")
+        #expect(try PostgresServer.query(url, "SELECT count(*) FROM p WHERE \"\(decomposed)\" IS NULL") == "1\n")
     }
 
     /// Spellings PostgreSQL reads as one key were counted as two keys: the second updated
@@ -979,6 +984,37 @@ import Testing
         #expect(warned.status == 0, "\(warned.stderr)")
         #expect(try Self.counts(directory.appendingPathComponent("r.json"))["duplicateKeys"] == spellings.count - 1)
         #expect(try PostgresServer.query(url, "SELECT k = '\(value)', v FROM t") == "t|\(spellings.count - 1)\n")
+    }
+
+    /// A second spelling that PostgreSQL or sqlimport refuses (a leading zero, out of
+    /// the type's range, a misplaced hyphen, digits past the scale) is a reject under
+    /// `--on-error skip`, never a repeat that stops `--duplicate-keys error` (a helper's
+    /// review of the key spellings); `NaN` and `nan` are one key.
+    @Test(arguments: [
+        ("bigint", #"7"#, #""007""#), ("integer", #"2147483647"#, #""+2147483648""#), ("smallint", #"7"#, #""070000""#),
+        ("uuid", #""a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11""#, #""a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11-""#),
+        ("uuid", #""a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11""#, #""a0eebc99--9c0b-4ef8-bb6d-6bb9bd380a11""#),
+        ("numeric(10,2)", #""1.00""#, #""1.004""#),
+    ])
+    func aRefusedSecondSpellingIsARejectNotARepeat(_ type: String, _ first: String, _ second: String) throws {
+        let url = try PostgresServer.database(schema: Self.schemaName("refusedspelling\(type.filter(\.isLetter))"), setUp: "CREATE TABLE t (k \(type) PRIMARY KEY, v int);")
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        TestSupport.write(#"{"k":\#(first),"v":1}"# + "\n" + #"{"k":\#(second),"v":2}"# + "\n", to: directory.appendingPathComponent("in.jsonl"))
+        let result = try TestSupport.run(
+            ["in.jsonl", "--db", url, "--table", "t", "--upsert", "k", "--on-error", "skip", "--duplicate-keys", "error", "--report", "r.json"], in: directory)
+        #expect(result.status == 2, "\(result.stderr)")
+        let counts = try Self.counts(directory.appendingPathComponent("r.json"))
+        #expect(counts["rejected"] == 1 && counts["duplicateKeys"] == 0 && counts["inserted"] == 1, "\(counts)")
+    }
+
+    @Test func numericNaNSpelledTwoWaysIsOneKey() throws {
+        let url = try PostgresServer.database(schema: Self.schemaName(#function), setUp: "CREATE TABLE t (k numeric PRIMARY KEY, v int);")
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        TestSupport.write(#"{"k":"NaN","v":1}"# + "\n" + #"{"k":" nan","v":2}"# + "\n", to: directory.appendingPathComponent("in.jsonl"))
+        let result = try TestSupport.run(["in.jsonl", "--db", url, "--table", "t", "--upsert", "k", "--duplicate-keys", "error"], in: directory)
+        #expect(result.status == 65 && result.stderr.contains("in.jsonl:2"), "\(result.stderr)")
     }
 
     /// A tombstone between two writes of one key applies between them on both targets,

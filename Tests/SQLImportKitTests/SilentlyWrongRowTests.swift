@@ -220,6 +220,26 @@ import Testing
         #expect(collide.status == 65 && collide.stderr.contains("both named"), "\(collide.stderr)")
     }
 
+    /// Options keyed by name had the same fault: `--type` for the composed and the
+    /// decomposed `café` gave both columns the second's type, and `--infer-rows all`
+    /// typed only the first (a helper's review of b3aa546).
+    @Test func typesGivenOrInferredForNamesSQLiteKeepsApartStayApart() throws {
+        let work = Workspace()
+        defer { work.cleanUp() }
+        let composed = "caf\u{E9}", decomposed = "cafe\u{301}"
+        let csv = work.directory.appendingPathComponent("t.csv")
+        TestSupport.write("\(composed),\(decomposed)\n12,5\n", to: csv)
+        let typed = try work.run([csv.path, "--table", "typed", "--type", "\(composed)=TEXT", "--type", "\(decomposed)=INTEGER"])
+        #expect(typed.status == 0, "\(typed.stderr)")
+        let types = try DatabaseQueue(path: work.database).read { try String.fetchAll($0, sql: "SELECT type FROM pragma_table_info('typed') ORDER BY cid") }
+        #expect(types == ["TEXT", "INTEGER"])
+        TestSupport.write("\(composed),\(decomposed)\n" + (1 ..< 1500).map { "\($0),\($0)\n" }.joined() + "1,x\n", to: csv)
+        let inferred = try work.run([csv.path, "--table", "inferred", "--infer-rows", "all"])
+        #expect(inferred.status == 0, "\(inferred.stderr)")
+        let inferredTypes = try DatabaseQueue(path: work.database).read { try String.fetchAll($0, sql: "SELECT type FROM pragma_table_info('inferred') ORDER BY cid") }
+        #expect(inferredTypes == ["INTEGER", "TEXT"])
+    }
+
     @Test func nullsInANonPartialKeyNeverGrowTheTableSilently() throws {
         let work = Workspace()
         defer { work.cleanUp() }

@@ -34,7 +34,7 @@ public struct ImportOptions: Sendable {
     /// `--pk`: primary key of a table created by the run.
     public var primaryKey: [String] = []
     /// `--type col=TYPE`: declared types that override inference.
-    public var typeOverrides: [String: String] = [:]
+    public var typeOverrides = TypeOverrides()
     /// `--dry-run`: the real run, rolled back at its end: the same checks, errors at the
     /// same lines, the same plan and the exact counts, and nothing written. It holds the
     /// database's write lock while it runs.

@@ -48,7 +48,7 @@ public final class Importer {
 
     /// The type of every column from every record of every input (`--infer-rows all`),
     /// by the rule of `TypeTracker`. The inputs are regular files, read once here.
-    private func inferTypesFromAllRecords() throws -> [String: String] {
+    private func inferTypesFromAllRecords() throws -> [(column: String, type: String)] {
         if options.inputs.contains("-") {
             throw ImportError.conflictingOptions(
                 "--infer-rows all reads the input twice, and standard input cannot be read twice; save it to a file first, or give a number of records")
@@ -66,7 +66,9 @@ public final class Importer {
                 }
             }
         }
-        return Dictionary(zip(names, trackers.map(\.declaredType)), uniquingKeysWith: { first, _ in first })
+        // (Each name once, by its bytes: two names Swift finds equal are two columns.)
+        var seen = Set<NameKey>()
+        return zip(names, trackers.map(\.declaredType)).filter { seen.insert(NameKey($0.0)).inserted }.map { (column: $0.0, type: $0.1) }
     }
 
     /// `--parse-only`: every input read and parsed on the reading thread, the records

@@ -6,28 +6,34 @@
 /// uncounted, and `--duplicate-keys error` let it through.
 ///
 /// Each form follows the type's input function (PostgreSQL 15: `int8in`, `uuid_in`,
-/// `numeric_in`). Text the type would refuse keeps its bytes: the server refuses the
-/// record anyway. Other types (`citext`, collations, dates) keep their bytes too, and
-/// are documented as told apart only by the server.
+/// `numeric_in`). Text that the type, or sqlimport's own checks, would refuse keeps its
+/// bytes (a leading zero, a value out of the type's range, a uuid's misplaced hyphen,
+/// digits past a `numeric(p,s)`'s scale): that record is refused, never a repeat, so that
+/// `--on-error skip` sets it aside as one. Other types (`citext`, collations, dates)
+/// keep their bytes too, and are documented as told apart only by the server.
 enum PostgresKeySpelling {
     case exact
-    case integer
+    /// `smallint`, `integer` or `bigint`, with the type's range.
+    case integer(ClosedRange<Int64>)
     case uuid
-    /// `numeric`, with the scale of `numeric(p,s)` when the type has one.
-    case numeric(scale: Int?)
+    /// `numeric`, with the precision and scale of `numeric(p,s)` when the type has them.
+    case numeric(precision: Int?, scale: Int?)
 
     /// The spelling for a column of type `type` (`format_type`'s text).
     init(type: String) {
         let name = type.lowercased()
         switch name {
-        case "smallint", "integer", "bigint": self = .integer
+        case "smallint": self = .integer(Int64(Int16.min) ... Int64(Int16.max))
+        case "integer": self = .integer(Int64(Int32.min) ... Int64(Int32.max))
+        case "bigint": self = .integer(Int64.min ... Int64.max)
         case "uuid": self = .uuid
-        case "numeric": self = .numeric(scale: nil)
+        case "numeric": self = .numeric(precision: nil, scale: nil)
         default:
             if name.hasPrefix("numeric("), name.hasSuffix(")") {
                 let inside = name.dropFirst("numeric(".count).dropLast()
-                let parts = inside.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-                self = .numeric(scale: parts.count == 2 ? Int(parts[1]) : 0)
+                let parts = inside.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+                guard let precision = parts.first ?? nil else { self = .exact; return }
+                self = .numeric(precision: precision, scale: parts.count == 2 ? parts[1] : 0)
             } else {
                 self = .exact
             }
@@ -39,9 +45,9 @@ enum PostgresKeySpelling {
     func canonical(_ text: UnsafeRawBufferPointer) -> [UInt8]? {
         switch self {
         case .exact: return nil
-        case .integer: return Self.integer(text)
+        case .integer(let range): return Self.integer(text, in: range)
         case .uuid: return Self.uuid(text)
-        case .numeric(let scale): return Self.numeric(text, scale: scale)
+        case .numeric(let precision, let scale): return Self.numeric(text, precision: precision, scale: scale)
         }
     }
 
@@ -57,22 +63,34 @@ enum PostgresKeySpelling {
         return bytes[start ..< end]
     }
 
-    /// `[-+]digits`, white space around: the value's decimal digits, `-` first.
-    private static func integer(_ text: UnsafeRawBufferPointer) -> [UInt8]? {
+    /// `[-+]digits`, white space around, without a leading zero (sqlimport refuses
+    /// `007`), in `range`: the value's decimal digits, `-` first.
+    private static func integer(_ text: UnsafeRawBufferPointer, in range: ClosedRange<Int64>) -> [UInt8]? {
         var body = trimmed(text)
         var negative = false
         if let sign = body.first, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") {
             negative = sign == UInt8(ascii: "-")
             body = body.dropFirst()
         }
-        guard !body.isEmpty, body.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
-        let digits = Array(body.drop { $0 == 0x30 })
-        if digits.isEmpty { return [0x30] }
-        return (negative ? [UInt8(ascii: "-")] : []) + digits
+        guard !body.isEmpty, body.count <= 19, body.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), body.count == 1 || body.first != 0x30 else { return nil }
+        // (Parsed negative: Int64.min has no positive twin.)
+        var value: Int64 = 0
+        for digit in body {
+            let (times, overflowTimes) = value.multipliedReportingOverflow(by: 10)
+            let (next, overflowMinus) = times.subtractingReportingOverflow(Int64(digit - 0x30))
+            guard !overflowTimes, !overflowMinus else { return nil }
+            value = next
+        }
+        if !negative {
+            guard value != Int64.min else { return nil }
+            value = -value
+        }
+        guard range.contains(value) else { return nil }
+        return Array(String(value).utf8)
     }
 
-    /// 32 hex digits, in groups joined by hyphens, braces around or not: the digits in
-    /// lower case.
+    /// 32 hex digits, a hyphen allowed after any group of four (not first, last or
+    /// twice in a row), braces around or not: the digits in lower case.
     private static func uuid(_ text: UnsafeRawBufferPointer) -> [UInt8]? {
         var body = ArraySlice(Array(text))
         if body.first == UInt8(ascii: "{") {
@@ -80,23 +98,36 @@ enum PostgresKeySpelling {
             body = body.dropFirst().dropLast()
         }
         var digits: [UInt8] = []
+        var afterHyphen = false
         for byte in body {
             switch byte {
             case UInt8(ascii: "0") ... UInt8(ascii: "9"), UInt8(ascii: "a") ... UInt8(ascii: "f"): digits.append(byte)
             case UInt8(ascii: "A") ... UInt8(ascii: "F"): digits.append(byte | 0x20)
-            case UInt8(ascii: "-"): continue
+            case UInt8(ascii: "-"):
+                guard !digits.isEmpty, digits.count < 32, digits.count % 4 == 0, !afterHyphen else { return nil }
+                afterHyphen = true
+                continue
             default: return nil
             }
+            afterHyphen = false
         }
-        return digits.count == 32 ? digits : nil
+        return digits.count == 32 && !afterHyphen ? digits : nil
     }
 
     /// `[-+]digits[.digits][e[-+]digits]`, white space around: the value as its
-    /// significant digits and the power of ten of the last one (`15e-1` for `1.50`),
-    /// rounded half away from zero to `scale` fractional digits first, as `numeric(p,s)`
-    /// stores it. `NaN` and the infinities keep their bytes.
-    private static func numeric(_ text: UnsafeRawBufferPointer, scale: Int?) -> [UInt8]? {
+    /// significant digits and the power of ten of the last one (`15e-1` for `1.50`).
+    /// With `numeric(p,s)`, a value with non-zero digits past the scale (which sqlimport
+    /// refuses rather than round) or more than `p - s` before the point keeps its bytes.
+    /// `NaN` and the infinities are one spelling each, in any case.
+    private static func numeric(_ text: UnsafeRawBufferPointer, precision: Int?, scale: Int?) -> [UInt8]? {
         var body = trimmed(text)
+        let word = String(decoding: body, as: UTF8.self).lowercased()
+        switch word {
+        case "nan": return Array("NaN".utf8)
+        case "inf", "infinity", "+inf", "+infinity": return precision == nil ? Array("Infinity".utf8) : nil
+        case "-inf", "-infinity": return precision == nil ? Array("-Infinity".utf8) : nil
+        default: break
+        }
         var negative = false
         if let sign = body.first, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") {
             negative = sign == UInt8(ascii: "-")
@@ -126,28 +157,16 @@ enum PostgresKeySpelling {
             body = []
         }
         guard body.isEmpty else { return nil }
-        if let scale, -exponent > scale {
-            // Drop the digits past the scale, rounding half away from zero.
-            let dropped = -exponent - scale
-            let kept = max(digits.count - dropped, 0)
-            let roundsUp = dropped <= digits.count && digits[digits.count - dropped] >= UInt8(ascii: "5")
-            digits.removeLast(digits.count - kept)
-            exponent = -scale
-            if roundsUp {
-                var at = digits.count - 1
-                while at >= 0, digits[at] == UInt8(ascii: "9") {
-                    digits[at] = UInt8(ascii: "0")
-                    at -= 1
-                }
-                if at >= 0 { digits[at] += 1 } else { digits.insert(UInt8(ascii: "1"), at: 0) }
-            }
-        }
         digits = Array(digits.drop { $0 == 0x30 })
         while digits.last == 0x30 {
             digits.removeLast()
             exponent += 1
         }
         if digits.isEmpty { return [0x30] }
+        if let precision, let scale {
+            // Digits past the scale, or before the point beyond p - s: refused.
+            guard exponent >= -scale, digits.count + exponent <= precision - scale else { return nil }
+        }
         var out = (negative ? [UInt8(ascii: "-")] : []) + digits + [UInt8(ascii: "e")]
         out += Array(String(exponent).utf8)
         return out

@@ -70,7 +70,7 @@ extension PostgresRun {
         guard let types = try keyColumnTypes(of: key) else { return nil }
         var columns: [KeyOrder.Column] = []
         for (name, isInteger) in types {
-            let fields = columnOfField.indices.filter { columnOfField[$0] == name }
+            let fields = columnOfField.indices.filter { columnOfField[$0].map { NameKey($0) } == NameKey(name) }
             guard fields.count == 1 else { return nil }
             columns.append(KeyOrder.Column(
                 input: fields[0], comparison: isInteger ? .integer : .binary, hasDefault: schema.column(named: name)?.hasDefault ?? false))

@@ -17,7 +17,7 @@ extension PostgresRun {
         guard target != nil else { throw MirrorError.needsUpsert }
         scopeColumns = try mirror.scope.map { name in
             guard let column = schema.column(named: name) else { throw MirrorError.scopeNotAColumn(column: name, table: schema.table) }
-            guard let field = columnOfField.firstIndex(of: column.name) else { throw MirrorError.scopeNotInInput(column: name) }
+            guard let field = columnOfField.firstIndex(where: { $0.map { NameKey($0) } == NameKey(column.name) }) else { throw MirrorError.scopeNotInInput(column: name) }
             return (field, column.name)
         }
         if let tombstone = mirror.tombstone {

@@ -196,7 +196,7 @@ final class PostgresRun {
             // PostgreSQL names are case-sensitive: a field that matches two columns only
             // ignoring case ("Name" and name) names neither.
             let folded = schema.columns.filter { $0.name.sqliteFolded == name.sqliteFolded }
-            if !schema.columns.contains(where: { $0.name == name }), folded.count > 1 {
+            if !schema.columns.contains(where: { NameKey($0.name) == NameKey(name) }), folded.count > 1 {
                 throw SchemaError.ambiguousField(table: schema.table, field: name, columns: folded.map(\.name))
             }
             if let column = schema.column(named: name), !column.isWritable {

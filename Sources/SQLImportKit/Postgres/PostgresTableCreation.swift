@@ -15,7 +15,7 @@ extension PostgresRun {
         // --infer-rows: the types come from the records a first pass read.
         if let sampled {
             for (column, name) in names.enumerated() {
-                guard let index = sampled.names.firstIndex(of: name) else { continue }
+                guard let index = sampled.names.firstIndex(where: { NameKey($0) == NameKey(name) }) else { continue }
                 sample.trackers[column] = sampled.trackers[index]
                 sample.allJSON[column] = sampled.allJSON[index]
             }
@@ -50,7 +50,7 @@ extension PostgresRun {
             if let override = options.typeOverrides.first(where: { $0.key.sqliteFolded == name.sqliteFolded })?.value {
                 type = try Self.postgresType(override, column: name)
             }
-            let notNull = primaryKey.contains(name) ? " NOT NULL" : ""
+            let notNull = primaryKey.contains { NameKey($0) == NameKey(name) } ? " NOT NULL" : ""
             definitions.append("\(SQLIdentifier.quote(name)) \(type)\(notNull)")
         }
         for column in options.typeOverrides.keys where index(column) == nil {

@@ -164,7 +164,7 @@ final class JSONArrayReader: RecordReader {
                 try scanner.scanString(decodingInto: key)
                 scanner.skipWhitespace()
                 try scanner.expect(UInt8(ascii: ":"), "':' after the key")
-                let matches = key.string(0 ..< key.count) == name
+                let matches = NameKey(key.string(0 ..< key.count)) == NameKey(name)
                 if !matches {
                     scanner.skipWhitespace()
                     try scanner.copyValue(into: ByteStore(capacity: 64), depth: 1)

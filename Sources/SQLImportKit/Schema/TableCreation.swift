@@ -12,7 +12,7 @@ struct TableCreation {
     /// ```
     static func infer(
         table: String, columnNames: [String], excluded: Set<Int> = [], sample: [RecordBatch], sampleRows: Int,
-        primaryKey: [String], primaryKeyOption: String = "--pk", typeOverrides: [String: String]
+        primaryKey: [String], primaryKeyOption: String = "--pk", typeOverrides: TypeOverrides
     ) throws(SchemaError) -> TableCreation {
         var trackers = [TypeTracker](repeating: TypeTracker(), count: columnNames.count)
         var remaining = sampleRows
