@@ -116,6 +116,10 @@ final class ProgressDisplay {
 /// broken stream (`2>&-`, a log pipe that exited, `| head`) loses the text, and the run
 /// keeps its own exit code. (Foundation's `FileHandle.write(_:)` traps on such an error.)
 enum StandardOutput {
+    /// Standard output was closed when the process started (`>&-`); it is /dev/null now
+    /// (`SQLImportCommand.main`), and the JSON report it was to carry is lost.
+    nonisolated(unsafe) static var wasClosedAtStart = false
+
     /// Writes `text` to `descriptor` (standard output by default); false when the stream
     /// is closed or broken.
     @discardableResult

@@ -114,8 +114,14 @@ enum ReportWriter {
         var data = try encoder.encode(report)
         data.append(0x0A)
         if destination == "-" {
+            // A reader that went away (`| jq` that exited) or a standard output closed
+            // from the start is named as such: the run committed, its report is lost
+            // (exit 74), and no free space would help.
+            guard !StandardOutput.wasClosedAtStart else { throw OutputError.brokenPipe }
             guard StandardOutput.write(String(decoding: data, as: UTF8.self)) else {
-                throw OutputError.writeFailed(path: "standard output", reason: "the report (--report -): \(String(cString: strerror(errno)))")
+                let code = errno
+                if code == EPIPE || code == EBADF { throw OutputError.brokenPipe }
+                throw OutputError.writeFailed(path: "standard output", reason: "the report (--report -): \(String(cString: strerror(code)))")
             }
         } else if let special = specialFile(destination) {
             // A FIFO, a device (/dev/stdout) or a link to one: written through, as a shell
@@ -135,16 +141,20 @@ enum ReportWriter {
             // symbolic link is followed: the file it names is replaced, not the link.
             let destination = resolvedLink(destination)
             let temporary = destination + ".tmp"
+            // A report that cannot be written takes the previous run's away (an unlink
+            // needs no free space): a report left standing would describe another run.
             do {
                 try data.write(to: URL(fileURLWithPath: temporary))
             } catch {
                 try? FileManager.default.removeItem(atPath: temporary)
-                throw OutputError.writeFailed(path: destination, reason: "the report (--report): \(error.localizedDescription)")
+                unlink(destination)
+                throw OutputError.writeFailed(path: destination, reason: "the report (--report): \(error.localizedDescription); the previous report was removed")
             }
             guard rename(temporary, destination) == 0 else {
                 let reason = String(cString: strerror(errno))
                 try? FileManager.default.removeItem(atPath: temporary)
-                throw OutputError.writeFailed(path: destination, reason: "the report (--report): \(reason)")
+                unlink(destination)
+                throw OutputError.writeFailed(path: destination, reason: "the report (--report): \(reason); the previous report was removed")
             }
         }
     }

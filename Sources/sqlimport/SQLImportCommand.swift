@@ -48,6 +48,14 @@ struct SQLImportCommand: ParsableCommand {
     }
 
     static func main() {
+        // A standard stream started closed (`>&-`) gets /dev/null: else the next file
+        // opened (the rejects file, an input) takes its number, and what is written to
+        // standard output or error would go into that file. Closed, it loses the text,
+        // never the run.
+        for descriptor in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] where fcntl(descriptor, F_GETFD) == -1 && errno == EBADF {
+            if descriptor == STDOUT_FILENO { StandardOutput.wasClosedAtStart = true }
+            _ = open("/dev/null", descriptor == STDIN_FILENO ? O_RDONLY : O_WRONLY)
+        }
         // A closed pipe is an EPIPE write error, handled as a clean end, not a crash.
         signal(SIGPIPE, SIG_IGN)
         // Past a file size limit, a write fails with EFBIG (an I/O error, exit 74)

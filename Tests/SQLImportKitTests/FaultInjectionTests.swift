@@ -173,6 +173,26 @@ import Testing
     /// after SQLite was told that the bytes in it were written: each write of the journal,
     /// failed in turn (ENOSPC, EIO, short), must still end with the database as it was, no
     /// journal left, and the message that says so.
+    /// A report that failed to be written after the commit (a full disk) left the
+    /// previous run's report standing, with its exit code 0 and its inputs: a wrapper
+    /// reading it took this run for that one (a helper's fault injection). It is removed.
+    @Test func aReportThatCannotBeWrittenTakesThePreviousOneAway() throws {
+        let shim = try #require(Self.shim)
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        TestSupport.write(#"{"id":1,"v":"a"}"# + "\n", to: directory.appendingPathComponent("in.jsonl"))
+        let command = ["in.jsonl", "--db", "app.db", "--table", "t", "--upsert", "id", "--report", "rep.json", "--quiet"]
+        #expect(try TestSupport.run(command, in: directory).status == 0)
+        let report = directory.appendingPathComponent("rep.json").path
+        #expect(FileManager.default.fileExists(atPath: report))
+        let failed = try TestSupport.run(
+            command, in: directory,
+            environment: ["LD_PRELOAD": shim.path, "FAULT_PATTERN": "rep.json", "FAULT_OP": "write", "FAULT_AT": "1", "FAULT_ERRNO": "28"])
+        #expect(failed.status == 74, "\(failed.stderr)")
+        #expect(failed.stderr.contains("the import was committed; the report could not be written") && failed.stderr.contains("the previous report was removed"), "\(failed.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: report))
+    }
+
     @Test func everyFailedWriteOfTheBufferedJournalLeavesTheDatabaseAsItWas() throws {
         try #require(Self.shim != nil, "no C compiler (cc, clang or gcc) to build Tests/FaultShim/faultshim.c")
         let work = Workspace()
