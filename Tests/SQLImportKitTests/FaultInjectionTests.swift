@@ -193,6 +193,39 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: report))
     }
 
+    /// A hot journal that SQLite could not roll back as the database opened (a
+    /// read-only folder, a failing disk) was reported as a disk I/O error with "check
+    /// the free space", and no word of the journal an operator must keep.
+    @Test func aHotJournalThatCannotBeRolledBackAtOpenIsNamed() throws {
+        let shim = try #require(Self.shim)
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        // An interrupted transaction: pages spilled to the database, the journal hot.
+        let script = """
+            import sqlite3, os
+            c = sqlite3.connect('app.db', isolation_level=None)
+            c.execute('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)')
+            c.executemany('INSERT INTO t VALUES (?, ?)', [(i, 'x' * 200) for i in range(2000)])
+            c.execute('PRAGMA cache_size = 1')
+            c.execute('BEGIN')
+            c.execute("UPDATE t SET v = 'y' || v")
+            os._exit(0)
+            """
+        let made = try TestSupport.run(["-c", script], in: directory, executable: URL(fileURLWithPath: "/usr/bin/python3"))
+        try #require(made.status == 0, "\(made.stderr)")
+        let journal = directory.appendingPathComponent("app.db-journal").path
+        try #require(FileManager.default.fileExists(atPath: journal))
+        TestSupport.write(#"{"id":1,"v":"a"}"# + "\n", to: directory.appendingPathComponent("in.jsonl"))
+        let failed = try TestSupport.run(
+            ["in.jsonl", "--db", "app.db", "--table", "t", "--upsert", "id"], in: directory,
+            environment: ["LD_PRELOAD": shim.path, "FAULT_PATTERN": "app.db", "FAULT_OP": "write", "FAULT_AT": "1", "FAULT_ERRNO": "5"])
+        #expect(failed.status == 74, "\(failed.stderr)")
+        #expect(failed.stderr.contains("holds an interrupted transaction") && failed.stderr.contains("Keep \(journal.replacingOccurrences(of: directory.path + "/", with: ""))"), "\(failed.stderr)")
+        #expect(FileManager.default.fileExists(atPath: journal))
+        // Without the fault, the next run rolls it back and applies the record.
+        #expect(try TestSupport.run(["in.jsonl", "--db", "app.db", "--table", "t", "--upsert", "id"], in: directory).status == 0)
+    }
+
     @Test func everyFailedWriteOfTheBufferedJournalLeavesTheDatabaseAsItWas() throws {
         try #require(Self.shim != nil, "no C compiler (cc, clang or gcc) to build Tests/FaultShim/faultshim.c")
         let work = Workspace()

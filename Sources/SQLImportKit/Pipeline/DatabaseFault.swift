@@ -46,6 +46,10 @@ public struct DatabaseFault: Error, CustomStringConvertible {
         /// and its rollback journal holds what undoes it. The next connection that opens
         /// the database rolls it back, as long as the journal is kept.
         case hotJournalLeft(journal: String, reason: String)
+        /// The fault came while opening the database, which has a hot journal of an
+        /// interrupted transaction (an earlier run or app killed mid-write) that SQLite
+        /// rolls back before anything else, and could not.
+        case earlierHotJournal(journal: String)
     }
 
     public init(kind: Kind, database: String, message: String, position: SourcePosition? = nil) {
@@ -142,7 +146,7 @@ public struct DatabaseFault: Error, CustomStringConvertible {
     }
 
     /// A journal whose header starts with SQLite's magic: one a reader would play back.
-    private static func isHot(journal: String) -> Bool {
+    static func isHot(journal: String) -> Bool {
         guard let handle = FileHandle(forReadingAtPath: journal) else { return false }
         defer { try? handle.close() }
         let magic: [UInt8] = [0xD9, 0xD5, 0x05, 0xF9, 0x20, 0xA1, 0x63, 0xD7]
@@ -157,6 +161,8 @@ public struct DatabaseFault: Error, CustomStringConvertible {
             rolledBack = "the run's open transaction was rolled back"
         case .nothingWritten:
             rolledBack = "it happened while opening the database, and nothing was written"
+        case .earlierHotJournal(let journal):
+            rolledBack = "it happened while opening the database, whose journal \(journal) holds an interrupted transaction (a run or an app killed while writing) that SQLite must roll back before anything else, and could not: the database or its folder cannot be written (permissions, a read-only mount, an immutable file), or the disk failed. Keep \(journal): deleting it leaves the database corrupt. Nothing was written by this run"
         case .hotJournalLeft(let journal, let reason):
             rolledBack = "the run's open transaction could not be rolled back in this process (\(reason)): the database file holds part of it, and \(journal) holds what undoes it. Keep that file: the next connection that opens the database rolls the transaction back. Do not delete it, or the database is corrupt"
         }

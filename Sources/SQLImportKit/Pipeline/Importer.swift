@@ -118,7 +118,8 @@ public final class Importer {
             database = try DatabaseOpener.open(path: options.databasePath, dryRun: options.dryRun, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
         } catch {
             guard var fault = DatabaseFault.classify(error, database: options.databasePath) as? DatabaseFault else { throw error }
-            fault.rollback = .nothingWritten
+            let journal = options.databasePath + "-journal"
+            fault.rollback = DatabaseFault.isHot(journal: journal) ? .earlierHotJournal(journal: journal) : .nothingWritten
             throw fault
         }
         do {
