@@ -586,6 +586,27 @@ extension SQLiteDataShapeTests {
         #expect(try Self.rows(database, "SELECT * FROM plain") == ["a|x"])
     }
 
+    /// An object inside a group written plainly, one key per record
+    /// (`{"meta":{"kind":{"link":…}}}`, then `note`), was applied as a group: a record
+    /// switching case kept the old one (two cases in a row, exit 0; a helper's review).
+    /// As at the top, the run stops and asks for `--enum` or `--group` by its path.
+    @Test func aPlainOneKeyObjectInsideAGroupStopsAndAsks() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let schema = "CREATE TABLE items (id INTEGER PRIMARY KEY, link TEXT, note TEXT) STRICT;"
+        let records = [#"{"id":1,"meta":{"kind":{"link":"L"}}}"#, #"{"id":2,"meta":{"kind":{"note":"N"}}}"#, #"{"id":1,"meta":{"kind":{"note":"N1"}}}"#]
+        let asked = try Self.run(records, ["--flatten"], schema: schema, table: "items", in: directory)
+        #expect(asked.status == 65 && asked.stderr.contains("field meta.kind holds one key per record (link, note)") && asked.stderr.contains("--enum meta.kind=link,note"), "\(asked.stderr)")
+        #expect(asked.rows.isEmpty)
+        let declared = try Self.run(records, ["--flatten", "--enum", "meta.kind=link,note"], schema: schema, table: "items", in: directory)
+        #expect(declared.status == 0, "\(declared.stderr)")
+        #expect(declared.rows == ["1|NULL|N1", "2|NULL|N"])
+        // A group whose records hold two of its fields is a group.
+        let group = try Self.run(
+            [#"{"id":1,"meta":{"kind":{"link":"L","note":"x"}}}"#, #"{"id":2,"meta":{"kind":{"note":"N"}}}"#], ["--flatten"], schema: schema, table: "items", in: directory)
+        #expect(group.status == 0, "\(group.stderr)")
+    }
+
     @Test func aCaseWithNoValueStillClearsTheOtherCases() throws {
         let directory = TestSupport.temporaryDirectory()
         defer { TestSupport.remove(directory) }

@@ -32,6 +32,7 @@ extension ImportRun {
     /// that a record cannot hold a case and another case's value at once.
     func mapEnumCases(from first: Int, of batch: RecordBatch, schema: TableSchema) throws {
         guard options.reader.flatten else { return }
+        try refusePlainEnumsInsideGroups(in: batch, schema: schema)
         var fresh = Set<NameKey>()
         for input in first ..< fieldNames.count {
             let parts = FieldPath.components(fieldNames[input])
@@ -105,6 +106,48 @@ extension ImportRun {
             }
         }
         if let session { configureEnumGroups(session, schema: schema) }
+    }
+
+    /// An object inside a group (`{"meta":{"kind":{"link":…}}}`) holding one key per
+    /// record, two keys or more seen, may be an enum (whose case switch must clear the
+    /// other cases) or a group whose nil fields were left out: the run stops and asks,
+    /// as for a field at the top (`NestedFieldError.enumOrGroup`), unless `--enum` or
+    /// `--group` names its path. (Applied as a group, a case switch kept the old case.)
+    func refusePlainEnumsInsideGroups(in batch: RecordBatch, schema: TableSchema) throws {
+        var children: [NameKey: [(input: Int, child: String)]] = [:]
+        var paths: [NameKey: String] = [:]
+        for input in fieldNames.indices where input < tableColumnOfInput.count && tableColumnOfInput[input] != nil {
+            let parts = FieldPath.meaningful(FieldPath.components(fieldNames[input]))
+            guard parts.count >= 3, !enumGroups.contains(where: { $0.field.sqliteFolded == parts[0].sqliteFolded }) else { continue }
+            for length in 2 ..< parts.count where !parts[length].isEmpty {
+                let path = parts[..<length].joined(separator: ".")
+                let key = path.sqliteFolded
+                guard !options.enumGroups.contains(where: { $0.field.sqliteFolded == key }), !options.columnGroups.contains(where: { $0.sqliteFolded == key })
+                else { continue }
+                paths[key] = path
+                children[key, default: []].append((input, parts[length]))
+            }
+        }
+        for (key, members) in children where keysOfObjectsInsideGroups[key] != .some(nil) {
+            var seen = keysOfObjectsInsideGroups[key] ?? []
+            for row in 0 ..< batch.rowCount {
+                var present = Set<String>()
+                for member in members {
+                    let kind = batch.cell(row: row, column: member.input).kind
+                    if kind != .absent && kind != .null { present.insert(member.child) }
+                }
+                if present.count > 1 {
+                    seen = nil
+                    break
+                }
+                seen?.formUnion(present)
+            }
+            keysOfObjectsInsideGroups[key] = .some(seen)
+            if let seen, seen.count >= 2, let path = paths[key] {
+                let columns = Set(members.compactMap { tableColumnOfInput[$0.input] }).sorted().map { schema.columns[$0].name }
+                throw NestedFieldError.enumOrGroup(field: path, seen: seen.sorted(), columns: columns, table: table)
+            }
+        }
     }
 
     func configureEnumGroups(_ session: WriteSession, schema: TableSchema) {

@@ -44,6 +44,9 @@ final class ImportRun {
     /// Fields read as column groups while every record held one key of them, and one key
     /// only so far (`NestedFields.UndecidedField`), by lowercased name.
     var undecidedNestedFields: [NameKey: NestedFields.UndecidedField] = [:]
+    /// Objects inside groups (`meta.kind`): the keys seen one per record, or nil once a
+    /// record held two (a group) (`refusePlainEnumsInsideGroups`).
+    var keysOfObjectsInsideGroups: [NameKey: Set<String>?] = [:]
     /// Why the records are not sorted by key (`KeyOrder`), when they are not.
     var keyOrderRefusal: String?
     /// Rows by the hash of their content (`ImportRun+UnchangedRows`), once built.
