@@ -117,6 +117,8 @@ import Testing
         #expect(notJSON.contains("t.jsonl:2 (byte 8): malformed record: expected a JSON object, found 'n'"), "\(notJSON)")
         let truncated = try error(Self.bytes("{\"a\":1}\ntx\n"), name: "t.jsonl")
         #expect(truncated.contains("t.jsonl:2 (byte 8): malformed record: expected a JSON object, found 't'"), "\(truncated)")
+        let longer = try error(Self.bytes("{\"a\":1}\nnullx\n"), name: "t.jsonl")
+        #expect(longer.contains("t.jsonl:2 (byte 8): malformed record: expected a JSON object, found 'n'"), "\(longer)")
         let literal = try error(Self.bytes("{\"a\":1}\nnull\n"), name: "t.jsonl")
         #expect(literal.contains("each record must be a JSON object, found null"), "\(literal)")
     }

@@ -324,11 +324,13 @@ struct JSONScanner {
 
     // MARK: - Scalars
 
-    /// Whether the bytes from `index` spell `literal`.
+    /// Whether the bytes from `index` spell `literal`, ending there (`nullx` is none).
     private func startsLiteral(_ literal: StaticString) -> Bool {
         let count = literal.utf8CodeUnitCount
-        guard end - index >= count else { return false }
-        return (0 ..< count).allSatisfy { base[index + $0] == literal.utf8Start[$0] }
+        guard end - index >= count, (0 ..< count).allSatisfy({ base[index + $0] == literal.utf8Start[$0] }) else { return false }
+        guard index + count < end else { return true }
+        let next = base[index + count]
+        return next == 0x20 || next == 0x09 || next == 0x0A || next == 0x0D || next == UInt8(ascii: ",") || next == UInt8(ascii: "]") || next == UInt8(ascii: "}")
     }
 
     private mutating func scanLiteral(_ literal: StaticString) throws(Failure) {
