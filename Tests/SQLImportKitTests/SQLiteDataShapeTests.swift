@@ -601,6 +601,13 @@ extension SQLiteDataShapeTests {
         let declared = try Self.run(records, ["--flatten", "--enum", "meta.kind=link,note"], schema: schema, table: "items", in: directory)
         #expect(declared.status == 0, "\(declared.stderr)")
         #expect(declared.rows == ["1|NULL|N1", "2|NULL|N"])
+        // A declared enum's payload group is the case's, whatever keys its records hold.
+        let payload = try Self.run(
+            [#"{"id":1,"meta":{"kind":{"image":{"caption":"c"}}}}"#, #"{"id":2,"meta":{"kind":{"image":{"url":"u"}}}}"#],
+            ["--enum", "meta.kind=link,caption,url"], schema: "CREATE TABLE items (id INTEGER PRIMARY KEY, link TEXT, caption TEXT, url TEXT) STRICT;",
+            table: "items", in: directory)
+        #expect(payload.status == 0, "\(payload.stderr)")
+        #expect(payload.rows == ["1|NULL|c|NULL", "2|NULL|NULL|u"])
         // A group whose records hold two of its fields is a group.
         let group = try Self.run(
             [#"{"id":1,"meta":{"kind":{"link":"L","note":"x"}}}"#, #"{"id":2,"meta":{"kind":{"note":"N"}}}"#], ["--flatten"], schema: schema, table: "items", in: directory)

@@ -118,7 +118,8 @@ extension ImportRun {
         var paths: [NameKey: String] = [:]
         for input in fieldNames.indices where input < tableColumnOfInput.count && tableColumnOfInput[input] != nil {
             let parts = FieldPath.meaningful(FieldPath.components(fieldNames[input]))
-            guard parts.count >= 3, !enumGroups.contains(where: { $0.field.sqliteFolded == parts[0].sqliteFolded }) else { continue }
+            // (A field of an enum, at the top or declared by its path, is a case's.)
+            guard parts.count >= 3, !enumGroups.contains(where: { NestedFields.caseName(of: fieldNames[input], in: $0.field) != nil }) else { continue }
             for length in 2 ..< parts.count where !parts[length].isEmpty {
                 let path = parts[..<length].joined(separator: ".")
                 let key = path.sqliteFolded
