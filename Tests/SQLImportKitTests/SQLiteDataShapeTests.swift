@@ -614,6 +614,15 @@ extension SQLiteDataShapeTests {
         #expect(group.status == 0, "\(group.stderr)")
     }
 
+    /// `--enum kind=… --group kind` was accepted, the enum silently winning.
+    @Test func aFieldDeclaredBothAnEnumAndAGroupIsRefused() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let result = try Self.run([#"{"id":1,"kind":{"note":"n"}}"#], Self.enumFlag + ["--group", "kind"], in: directory)
+        #expect(result.status == 64 && result.stderr.contains("--enum kind=link,note,image and --group kind name the same field"), "\(result.stderr)")
+        #expect(result.rows == ["1|L1|NULL|NULL", "2|NULL|N2|NULL"])
+    }
+
     @Test func aCaseWithNoValueStillClearsTheOtherCases() throws {
         let directory = TestSupport.temporaryDirectory()
         defer { TestSupport.remove(directory) }

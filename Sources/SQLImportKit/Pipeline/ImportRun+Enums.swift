@@ -8,6 +8,10 @@ extension ImportRun {
         var seen = Set<NameKey>()
         for declared in options.enumGroups {
             guard seen.insert(declared.field.sqliteFolded).inserted else { throw NestedFieldError.declaredTwice(field: declared.field) }
+            if options.columnGroups.contains(where: { $0.sqliteFolded == declared.field.sqliteFolded }) {
+                throw ImportError.conflictingOptions(
+                    "--enum \(declared) and --group \(declared.field) name the same field; it is an enum (a case clears the others) or a column group (nothing is cleared): keep one")
+            }
             var group = declared
             group.columns = try declared.columns.map { name in
                 guard let index = schema.columnIndex(named: name) else {
