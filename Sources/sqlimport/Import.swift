@@ -189,6 +189,11 @@ struct Import: ParsableCommand {
 
     func run() throws {
         if inputs.isEmpty { throw ValidationError("no input given; pass a file, or - for standard input") }
+        // (A closed standard input reads as /dev/null: an empty input, which under
+        // --delete-missing would mean that every row is missing.)
+        if inputs.contains("-") && StandardOutput.stdinWasClosedAtStart {
+            throw ValidationError("- reads standard input, which is closed (<&-); pass a file, or give the input on standard input")
+        }
         var options = self.options
         let cancellation = Cancellation()
         options.cancellation = cancellation

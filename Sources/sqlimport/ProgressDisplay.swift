@@ -119,6 +119,8 @@ enum StandardOutput {
     /// Standard output was closed when the process started (`>&-`); it is /dev/null now
     /// (`SQLImportCommand.main`), and the JSON report it was to carry is lost.
     nonisolated(unsafe) static var wasClosedAtStart = false
+    /// Standard input was closed when the process started (`<&-`): `-` is refused.
+    nonisolated(unsafe) static var stdinWasClosedAtStart = false
 
     /// Writes `text` to `descriptor` (standard output by default); false when the stream
     /// is closed or broken.

@@ -54,6 +54,7 @@ struct SQLImportCommand: ParsableCommand {
         // never the run.
         for descriptor in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] where fcntl(descriptor, F_GETFD) == -1 && errno == EBADF {
             if descriptor == STDOUT_FILENO { StandardOutput.wasClosedAtStart = true }
+            if descriptor == STDIN_FILENO { StandardOutput.stdinWasClosedAtStart = true }
             _ = open("/dev/null", descriptor == STDIN_FILENO ? O_RDONLY : O_WRONLY)
         }
         // A closed pipe is an EPIPE write error, handled as a clean end, not a crash.

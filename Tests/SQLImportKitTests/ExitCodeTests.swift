@@ -150,6 +150,9 @@ import Testing
             ("\(base) --report - >&- 2>&-", 74),
             ("\(base) 2>&1 | true", 0),
             ("\(base) --dry-run >&-", 0),
+            // A closed standard input is no empty input (under --delete-missing, every
+            // row would be missing).
+            ("'\(binary)' import - --db '\(work.database)' --table items --upsert id <&-", 64),
             ("'\(binary)' import bad.jsonl --db '\(work.database)' --table items --upsert id 2>&-", 65),
         ] {
             // bash's pipefail, so that a pipeline reports sqlimport's own status.
