@@ -480,15 +480,18 @@ import Testing
     /// uninterrupted run refuses it (`--duplicate-keys error`), but the resumed run took
     /// the committed row for one that existed before, overwrote it and exited 2. It now
     /// refuses it as one run does, and under the default counts the repeat.
+    /// Five records a checkpoint commits, a record refused at the sixth, and a repeat of
+    /// `b` after the checkpoint (also `PostgresTargetTests`).
+    static let repeatAcrossACheckpoint = [
+        #"{"id":"a","n":1}"#, #"{"id":"b","n":2}"#, #"{"id":"c","n":3}"#, #"{"id":"d","n":4}"#, #"{"id":"e","n":5}"#,
+        #"{"id":"f","n":"bad"}"#, #"{"id":"g","n":7}"#, #"{"id":"b","n":99}"#, #"{"id":"h","n":8}"#,
+    ].joined(separator: "\n") + "\n"
+
     @Test(arguments: ["error", "warn"])
     func aResumedRunSeesARepeatOfAKeyTheInterruptedRunCommitted(_ duplicateKeys: String) throws {
         let directory = TestSupport.temporaryDirectory()
         defer { TestSupport.remove(directory) }
-        let lines = [
-            #"{"id":"a","n":1}"#, #"{"id":"b","n":2}"#, #"{"id":"c","n":3}"#, #"{"id":"d","n":4}"#, #"{"id":"e","n":5}"#,
-            #"{"id":"f","n":"bad"}"#, #"{"id":"g","n":7}"#, #"{"id":"b","n":99}"#, #"{"id":"h","n":8}"#,
-        ]
-        TestSupport.write(lines.joined(separator: "\n") + "\n", to: directory.appendingPathComponent("in.jsonl"))
+        TestSupport.write(Self.repeatAcrossACheckpoint, to: directory.appendingPathComponent("in.jsonl"))
         let database = directory.appendingPathComponent("app.db").path
         try TestSupport.createDatabase(database, schema: "CREATE TABLE t (id TEXT PRIMARY KEY, n INTEGER) STRICT;")
         let command = ["in.jsonl", "--db", "app.db", "--table", "t", "--upsert", "id", "--commit-every", "5", "--resume", "--duplicate-keys", duplicateKeys, "--on-error", "skip"]

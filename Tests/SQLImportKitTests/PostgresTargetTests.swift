@@ -889,11 +889,7 @@ import Testing
         let url = try PostgresServer.database(schema: Self.schemaName("resumedRepeat\(duplicateKeys)"), setUp: "CREATE TABLE t (id text PRIMARY KEY, n integer);")
         let directory = TestSupport.temporaryDirectory()
         defer { TestSupport.remove(directory) }
-        let lines = [
-            #"{"id":"a","n":1}"#, #"{"id":"b","n":2}"#, #"{"id":"c","n":3}"#, #"{"id":"d","n":4}"#, #"{"id":"e","n":5}"#,
-            #"{"id":"f","n":"bad"}"#, #"{"id":"g","n":7}"#, #"{"id":"b","n":99}"#, #"{"id":"h","n":8}"#,
-        ]
-        TestSupport.write(lines.joined(separator: "\n") + "\n", to: directory.appendingPathComponent("in.jsonl"))
+        TestSupport.write(CronRunTests.repeatAcrossACheckpoint, to: directory.appendingPathComponent("in.jsonl"))
         let command = ["in.jsonl", "--db", url, "--table", "t", "--upsert", "id", "--commit-every", "5", "--resume", "--duplicate-keys", duplicateKeys, "--on-error", "skip"]
         // Stopped at the sixth record, after the checkpoint that committed five.
         let stopped = try TestSupport.run(command + ["--max-errors", "0"], in: directory)
