@@ -67,7 +67,7 @@ enum ExitStatus {
             return badData
         case let fault as DatabaseFault:
             switch fault.kind {
-            case .full, .ioError, .readOnly: return ioError
+            case .full, .ioError, .readOnly, .missingFolder: return ioError
             case .busy: return temporary
             case .corrupt, .notADatabase: return cannotCreate
             }

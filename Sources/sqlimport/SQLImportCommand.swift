@@ -80,6 +80,11 @@ struct SQLImportCommand: ParsableCommand {
             StandardOutput.write(helpMessage() + "\n")
             Foundation.exit(0)
         }
+        if let unknown = unknownHelpTopic(arguments) {
+            // The parser's `help` shows the overview for a name it does not know, and exits 0.
+            StandardOutput.write("sqlimport: error: no subcommand '\(unknown)'; the subcommands are \(subcommandNames.joined(separator: ", ")) (sqlimport help lists them)\n", to: STDERR_FILENO)
+            Foundation.exit(64)
+        }
         do {
             var command = try parseAsRoot(OutputFlags.normalizing(Export.normalizing(arguments)))
             try command.run()
@@ -98,6 +103,18 @@ struct SQLImportCommand: ParsableCommand {
 }
 
 extension SQLImportCommand {
+    static var subcommandNames: [String] { configuration.subcommands.map { $0._commandName } }
+
+    /// The name after `sqlimport help` that is no subcommand (`help nope`, or a second
+    /// name: `help import nope`), or nil.
+    static func unknownHelpTopic(_ arguments: [String]) -> String? {
+        guard arguments.first == "help" else { return nil }
+        let names = arguments.dropFirst().filter { !$0.hasPrefix("-") }
+        guard let first = names.first else { return nil }
+        if !subcommandNames.contains(first) && first != "help" { return first }
+        return names.dropFirst().first
+    }
+
     /// A flag the parser refused still gets its short-form report (docs/cron.md), so that
     /// a cron job does not read the last run's report as this one's. The path is taken
     /// from the raw arguments (`--report FILE`, `--report=FILE`).

@@ -40,6 +40,9 @@ import Testing
         (["import", "items.jsonl", "--db", "notadb.db", "--table", "items"], 73),
         (["import", "items.jsonl", "--table", "items", "--report", "nosuch/report.json"], 74),
         (["import", "items.jsonl", "--table", "items", "--on-error", "skip", "--rejects", "nosuch/rejects.jsonl"], 74),
+        (["import", "items.jsonl", "--table", "items", "--db", "nosuch/app.db"], 74),
+        (["help", "nope"], 64),
+        (["help", "import", "nope"], 64),
         (["inspect", "nosuch"], 64),
         (["inspect", "items", "--db", ""], 64),
         (["inspect", "items", "--db", "notadb.db"], 73),
@@ -96,6 +99,31 @@ import Testing
         let good = try work.run(["import", "items.jsonl", "--db", "new.db", "--upsert", "id"])
         #expect(good.status == 0)
         #expect(good.stderr.contains("new.db items: 20 read"), "\(good.stderr)")
+    }
+
+    @Test func aDatabaseInAFolderThatDoesNotExistNamesTheFolder() throws {
+        let work = try Workspace()
+        defer { work.cleanUp() }
+        let run = try work.run(["import", "items.jsonl", "--db", "nosuch/deeper/app.db", "--table", "items", "--upsert", "id"])
+        #expect(run.status == 74)
+        #expect(run.stderr.contains("the folder") && run.stderr.contains("nosuch/deeper does not exist") && run.stderr.contains("--db"), "\(run.stderr)")
+        // Not the advice for a folder that exists and cannot be written.
+        #expect(!run.stderr.contains("permissions"), "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: work.directory.appendingPathComponent("nosuch").path))
+    }
+
+    @Test func helpForANameThatIsNoSubcommandIsAUsageError() throws {
+        let work = try Workspace()
+        defer { work.cleanUp() }
+        for arguments in [["help", "nope"], ["help", "import", "nope"]] {
+            let run = try work.run(arguments)
+            #expect(run.status == 64, "\(arguments)")
+            #expect(run.stderr.contains("no subcommand 'nope'") && run.stderr.contains("import, inspect, export, snapshot, restore"), "\(run.stderr)")
+        }
+        for arguments in [["help"], ["help", "import"], ["help", "export"]] {
+            let run = try work.run(arguments)
+            #expect(run.status == 0 && run.stdout.contains("USAGE: sqlimport"), "\(arguments): \(run.stderr)")
+        }
     }
 
     @Test func aReportPathThatCannotBeWrittenStopsTheRunBeforeItWrites() throws {

@@ -18,6 +18,9 @@ public struct DatabaseFault: Error, CustomStringConvertible {
         /// `SQLITE_READONLY`, or `SQLITE_CANTOPEN` for the rollback journal of a database
         /// that is open: the file or its folder cannot be written.
         case readOnly
+        /// `SQLITE_CANTOPEN` for a database file that does not exist yet, in a folder
+        /// that does not exist either: SQLite creates the file, never its folder.
+        case missingFolder
         /// `SQLITE_BUSY` or `SQLITE_LOCKED` past the busy timeout.
         case busy
         /// `SQLITE_CORRUPT`, or a failed `PRAGMA quick_check`.
@@ -173,6 +176,9 @@ public struct DatabaseFault: Error, CustomStringConvertible {
             return "\(database): \(message)\(during); \(rolledBack). Check the disk and the free space, then run again"
         case .readOnly:
             return "\(database): \(message)\(during): the database or its folder cannot be written (permissions, a read-only mount, an immutable file); \(rolledBack)"
+        case .missingFolder:
+            let folder = URL(fileURLWithPath: database).deletingLastPathComponent().path
+            return "\(database): \(message): the folder \(folder) does not exist, and SQLite creates the database file but not its folder; create the folder, or check the path given to --db (or SQLIMPORT_DB); \(rolledBack)"
         case .busy:
             return "\(database): \(message)\(during): another connection holds the database's write lock, or (in rollback-journal mode) a reader keeps the run from committing, beyond --busy-timeout; \(rolledBack). Retry later, or raise --busy-timeout"
         case .corrupt:

@@ -118,6 +118,10 @@ public final class Importer {
             database = try DatabaseOpener.open(path: options.databasePath, dryRun: options.dryRun, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
         } catch {
             guard var fault = DatabaseFault.classify(error, database: options.databasePath) as? DatabaseFault else { throw error }
+            let folder = URL(fileURLWithPath: options.databasePath).deletingLastPathComponent().path
+            if fault.kind == .readOnly, !FileManager.default.fileExists(atPath: options.databasePath), !FileManager.default.fileExists(atPath: folder) {
+                fault.kind = .missingFolder
+            }
             let journal = options.databasePath + "-journal"
             fault.rollback = DatabaseFault.isHot(journal: journal) ? .earlierHotJournal(journal: journal) : .nothingWritten
             throw fault
