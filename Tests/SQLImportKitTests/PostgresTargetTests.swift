@@ -932,6 +932,58 @@ import Testing
         #expect(try Self.counts(directory.appendingPathComponent("whole.json"))["numbersKeptAsText"] == 2)
     }
 
+    /// A BEFORE trigger that returns NULL leaves its record out, as a SQLite trigger's
+    /// `RAISE(IGNORE)` does: counted `ignored` there, it was counted `unchanged` here (a
+    /// locked row the record changes), or not at all (no `--upsert`), in every path: the
+    /// upsert, the plain inserts of a batch that meets no row, and COPY into an empty table.
+    @Test func recordsATriggerLeavesOutAreCountedIgnoredAsOnSQLite() throws {
+        let url = try PostgresServer.database(
+            schema: Self.schemaName(#function),
+            setUp: """
+                CREATE TABLE t (id text PRIMARY KEY, v text, locked integer NOT NULL DEFAULT 0);
+                CREATE FUNCTION keep_locked() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF OLD.locked = 1 THEN RETURN NULL; END IF; RETURN NEW; END $$;
+                CREATE FUNCTION drop_skips() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF NEW.v = 'skip' THEN RETURN NULL; END IF; RETURN NEW; END $$;
+                CREATE TRIGGER keep BEFORE UPDATE ON t FOR EACH ROW EXECUTE FUNCTION keep_locked();
+                CREATE TRIGGER drops BEFORE INSERT ON t FOR EACH ROW EXECUTE FUNCTION drop_skips();
+                CREATE TABLE plain (id text, v text, locked integer);
+                CREATE TRIGGER drops BEFORE INSERT ON plain FOR EACH ROW EXECUTE FUNCTION drop_skips();
+                """)
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let sqlite = directory.appendingPathComponent("oracle.db").path
+        try TestSupport.createDatabase(
+            sqlite,
+            schema: """
+                CREATE TABLE t (id TEXT PRIMARY KEY, v TEXT, locked INTEGER NOT NULL DEFAULT 0);
+                CREATE TRIGGER keep BEFORE UPDATE ON t WHEN OLD.locked = 1 BEGIN SELECT RAISE(IGNORE); END;
+                CREATE TRIGGER drops BEFORE INSERT ON t WHEN NEW.v = 'skip' BEGIN SELECT RAISE(IGNORE); END;
+                CREATE TABLE plain (id TEXT, v TEXT, locked INTEGER);
+                CREATE TRIGGER dropsplain BEFORE INSERT ON plain WHEN NEW.v = 'skip' BEGIN SELECT RAISE(IGNORE); END;
+                """)
+        func counts(_ database: String, _ input: String, _ options: [String]) throws -> [String: Int] {
+            TestSupport.write(input, to: directory.appendingPathComponent("in.jsonl"))
+            let run = try TestSupport.run(["in.jsonl", "--db", database, "--report", "r.json"] + options, in: directory)
+            #expect(run.status == 0, "\(run.stderr)")
+            return try Self.counts(directory.appendingPathComponent("r.json"))
+        }
+        let first = #"{"id":"a","v":"1","locked":1}"# + "\n" + #"{"id":"b","v":"1"}"# + "\n" + #"{"id":"c","v":"1"}"# + "\n" + #"{"id":"x","v":"skip"}"# + "\n"
+        let second = [#"{"id":"a","v":"2"}"#, #"{"id":"b","v":"2"}"#, #"{"id":"c","v":"1"}"#, #"{"id":"d","v":"skip"}"#, #"{"id":"e","v":"1"}"#]
+            .joined(separator: "\n") + "\n"
+        // Into an empty table, then into its rows, then into a table without a key.
+        func runs(_ database: String) throws -> [[String: Int]] {
+            [try counts(database, first, ["--table", "t", "--upsert", "id"]), try counts(database, second, ["--table", "t", "--upsert", "id"]),
+             try counts(database, first, ["--table", "plain"])]
+        }
+        let expected = try runs(sqlite)
+        let got = try runs(url)
+        let compared = ["read", "inserted", "updated", "unchanged", "ignored", "skipped"]
+        for (sqliteCounts, postgresCounts) in zip(expected, got) {
+            #expect(compared.map { sqliteCounts[$0] } == compared.map { postgresCounts[$0] }, "SQLite \(sqliteCounts), PostgreSQL \(postgresCounts)")
+        }
+        #expect(expected.map { $0["ignored"] } == [1, 2, 1])
+        #expect(try PostgresServer.query(url, "SELECT id, v FROM t ORDER BY id") == "a|1\nb|2\nc|1\ne|1\n")
+    }
+
     /// Columns PostgreSQL keeps apart (`café` composed and decomposed, `K` and the
     /// Kelvin sign) were one to the run, which compared names as Swift strings (by
     /// canonical equivalence) or lowercased them: one field's value went to the other's

@@ -56,6 +56,10 @@ public final class PostgresImporter {
             summary.warnings.append(
                 "\(summary.counts.duplicateKeys) record(s) repeat the key of an earlier record; the later record won. Pass --duplicate-keys error to refuse such input")
         }
+        if summary.counts.ignored > 0 {
+            summary.warnings.append(
+                "\(summary.counts.ignored) record(s) were left out by a BEFORE trigger of the table that returned NULL: neither inserted nor updated")
+        }
         if summary.counts.numbersKeptAsText > 0 {
             summary.warnings.append(
                 "\(summary.counts.numbersKeptAsText) number(s) do not fit a 64-bit integer or a double exactly and were passed to PostgreSQL as their digits (exact in numeric and text columns)")

@@ -63,8 +63,8 @@ extension PostgresRun {
         }
         try connection.execute("RELEASE SAVEPOINT sqlimport_inserts")
         summary.counts.inserted += copied
-        // A BEFORE trigger that returns NULL leaves a record out, as in the upserts.
-        summary.counts.unchanged += rows.count - copied
+        // A BEFORE trigger that returns NULL leaves a record out: ignored, as on SQLite.
+        summary.counts.ignored += rows.count - copied
         summary.counts.outsidePartialIndex += outsidePredicate
         return true
     }

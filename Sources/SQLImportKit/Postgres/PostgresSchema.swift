@@ -25,6 +25,10 @@ package struct PostgresSchema: Sendable {
     package var schema: String
     package var columns: [Column]
     package var uniqueKeys: [UniqueKey]
+    /// Whether an enabled `BEFORE ... FOR EACH ROW` trigger on INSERT or UPDATE may return
+    /// NULL, and so leave a record out: such a record is counted `ignored`, as SQLite
+    /// counts a trigger's `RAISE(IGNORE)`.
+    package var hasBeforeRowTriggers = false
 
     package var qualifiedName: String { SQLIdentifier.quote(schema) + "." + SQLIdentifier.quote(table) }
     package var primaryKey: UniqueKey? { uniqueKeys.first(where: \.isPrimaryKey) }
@@ -77,7 +81,13 @@ package struct PostgresSchema: Sendable {
                 name: $0[0] ?? "", columns: ($0[3] ?? "").split(separator: "\u{1F}").map(String.init), isPrimaryKey: $0[1] == "true",
                 predicate: $0[2])
         }
-        return PostgresSchema(table: table, schema: schema, columns: columns, uniqueKeys: keys)
+        // tgtype: ROW 1, BEFORE 2, INSERT 4, UPDATE 16 (pg_trigger.h).
+        let triggers = try connection.query(
+            "SELECT EXISTS (SELECT FROM pg_trigger WHERE tgrelid = $1::oid AND NOT tgisinternal AND tgenabled <> 'D' AND tgtype & 3 = 3 AND tgtype & 20 <> 0)::text",
+            [oid])
+        var read = PostgresSchema(table: table, schema: schema, columns: columns, uniqueKeys: keys)
+        read.hasBeforeRowTriggers = triggers.first?[0] == "true"
+        return read
     }
 
     /// The unique key whose columns are `names` in any order (case-insensitive).

@@ -219,11 +219,22 @@ struct PostgresUpsert {
         let row = "sqlimport_row"
         let keys = Set(keyColumns.map { $0.sqliteFolded })
         let assigned = columns.filter { !keys.contains($0.sqliteFolded) }
-        let newValue: (String) -> String = { column in
-            policy == .coalesce ? "coalesce(EXCLUDED.\(q(column)), \(row).\(q(column)))" : "EXCLUDED.\(q(column))"
+        // The value a column is set to, from the proposed row (`EXCLUDED.`, or the
+        // staging table's `s.`).
+        let proposedValue: (String, String) -> String = { column, proposed in
+            policy == .coalesce ? "coalesce(\(proposed)\(q(column)), \(row).\(q(column)))" : "\(proposed)\(q(column))"
         }
+        let newValue: (String) -> String = { proposedValue($0, "EXCLUDED.") }
         var newer = "TRUE"
+        var newerInStaging = "TRUE"
         var skipped = 0
+        var unchangedBefore: Int?
+        // The staged records of this round that meet a row (`s`, and the row as `row`).
+        let metRows = predicate.map { "(SELECT * FROM \(table) WHERE (\($0)) IS TRUE)" } ?? table
+        let meetingRows = """
+            FROM \(staging) AS s JOIN \(metRows) AS \(row) ON \(zip(conflict, conflict).map { "\(row).\(q($0)) = s.\(q($1))" }.joined(separator: " AND "))
+            WHERE s.\(selected.replacingOccurrences(of: " AND ", with: " AND s."))
+            """
         if case .newer(let column) = policy {
             // A record without the column arrives with the column's default, as on
             // SQLite (EXCLUDED holds the row the insert proposed, defaults included).
@@ -236,13 +247,8 @@ struct PostgresUpsert {
             let arrivingInStaging = try input.map { "s.\(q($0))" }
                 ?? schema.defaultExpression(of: storedName, connection).flatMap { $0.contains("nextval(") ? nil : "(\($0))" } ?? "NULL"
             newer = "(\(stored) IS NULL OR \(arriving) >= \(stored))"
-            let rows = predicate.map { "(SELECT * FROM \(table) WHERE (\($0)) IS TRUE)" } ?? table
-            skipped = try count(
-                connection,
-                """
-                SELECT count(*) FROM \(staging) AS s JOIN \(rows) AS \(row) ON \(zip(conflict, conflict).map { "\(row).\(q($0)) = s.\(q($1))" }.joined(separator: " AND "))
-                WHERE s.\(selected.replacingOccurrences(of: " AND ", with: " AND s.")) AND (\(stored) IS NULL OR \(arrivingInStaging) >= \(stored)) IS NOT TRUE
-                """)
+            newerInStaging = "(\(stored) IS NULL OR \(arrivingInStaging) >= \(stored))"
+            skipped = try count(connection, "SELECT count(*) \(meetingRows) AND \(newerInStaging) IS NOT TRUE")
         }
         let conflictClause = "ON CONFLICT (\(list(conflict)))" + (predicate.map { " WHERE \($0)" } ?? "")
         let action: String
@@ -258,8 +264,17 @@ struct PostgresUpsert {
             let comparable: (String, String) -> String = { column, value in
                 Self.comparesAsText(schema.column(named: column)?.type ?? "") ? "(\(value))::text" : value
             }
-            let changed = "(\(assigned.map { comparable($0, "\(row).\(q($0))") }.joined(separator: ", ")), NULL) IS DISTINCT FROM (\(assigned.map { comparable($0, newValue($0)) }.joined(separator: ", ")), NULL)"
+            let changedFrom: (String) -> String = { proposed in
+                "(\(assigned.map { comparable($0, "\(row).\(q($0))") }.joined(separator: ", ")), NULL) IS DISTINCT FROM (\(assigned.map { comparable($0, proposedValue($0, proposed)) }.joined(separator: ", ")), NULL)"
+            }
+            let changed = changedFrom("EXCLUDED.")
             var condition = "\(newer) AND \(changed)"
+            if schema.hasBeforeRowTriggers {
+                // A BEFORE trigger that returns NULL leaves a record out of RETURNING, as
+                // the WHERE below leaves out an unchanged one: those that would be
+                // unchanged are counted first, so that the rest are counted `ignored`.
+                unchangedBefore = try count(connection, "SELECT count(*) \(meetingRows) AND \(newerInStaging) IS TRUE AND NOT (\(changedFrom("s.")))")
+            }
             switch guardIdentity {
             case .primaryKey(let table, let input), .key(let table, let input):
                 condition = "CASE WHEN \(self.row(table, prefix: "\(row).")) IS DISTINCT FROM \(self.row(input, prefix: "EXCLUDED.")) THEN pg_temp.sqlimport_identity_guard() ELSE \(condition) END"
@@ -279,7 +294,10 @@ struct PostgresUpsert {
             counts.skipped += records - returned.count
         } else {
             counts.skipped += skipped
-            counts.unchanged += records - returned.count - skipped
+            let notWritten = records - returned.count - skipped
+            let unchanged = unchangedBefore.map { min($0, notWritten) } ?? notWritten
+            counts.unchanged += unchanged
+            counts.ignored += notWritten - unchanged
         }
     }
 
@@ -306,17 +324,21 @@ struct PostgresUpsert {
         }
         try connection.execute("RELEASE SAVEPOINT sqlimport_inserts")
         counts.inserted += inserted
-        // A BEFORE trigger that returns NULL leaves a record out, as in the upserts.
-        counts.unchanged += records - inserted
+        // No record met a row: one left out was left out by a BEFORE trigger that
+        // returned NULL, ignored, as SQLite counts a trigger's RAISE(IGNORE).
+        counts.ignored += records - inserted
         return true
     }
 
     /// No conflict target: every record is inserted.
     private func insertAll(_ connection: PostgresConnection, counts: inout OutcomeCounts) throws {
+        let records = try count(connection, "SELECT count(*) FROM \(staging)")
         let inserted = try count(
             connection,
             "WITH added AS (INSERT INTO \(table) (\(list(columns))) SELECT \(list(columns)) FROM \(staging) ORDER BY sqlimport_seq RETURNING 1) SELECT count(*) FROM added")
         counts.inserted += inserted
+        // Left out by a BEFORE trigger that returned NULL.
+        counts.ignored += records - inserted
     }
 
     private func count(_ connection: PostgresConnection, _ sql: String) throws -> Int {
