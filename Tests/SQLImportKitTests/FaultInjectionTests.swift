@@ -193,6 +193,26 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: report))
     }
 
+    /// A snapshot whose uncompressed copy could not be written (a full disk, a file size
+    /// limit) said only "disk I/O error", naming neither the file nor the room it needs.
+    @Test(arguments: ["28", "27", "5"])  // ENOSPC, EFBIG, EIO
+    func aSnapshotWhoseCopyCannotBeWrittenNamesItsOutputAndLeavesNothing(_ errno: String) throws {
+        let shim = try #require(Self.shim)
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        TestSupport.write((1 ... 2000).map { #"{"id":\#($0),"v":"\#(String(repeating: "x", count: 200))"}"# }.joined(separator: "\n") + "\n", to: directory.appendingPathComponent("in.jsonl"))
+        #expect(try TestSupport.run(["in.jsonl", "--db", "app.db", "--table", "t", "--upsert", "id", "--quiet"], in: directory).status == 0)
+        let failed = try TestSupport.run(
+            ["snapshot", "--db", "app.db", "-o", "nightly.sqlite.zst"], in: directory,
+            environment: ["LD_PRELOAD": shim.path, "FAULT_PATTERN": ".vacuum-", "FAULT_OP": "write", "FAULT_AT": "3", "FAULT_ERRNO": errno])
+        #expect(failed.status == 74, "\(failed.stderr)")
+        #expect(
+            failed.stderr.contains("writing nightly.sqlite.zst failed") && failed.stderr.contains("uncompressed copy") && failed.stderr.contains("free space"),
+            "\(failed.stderr)")
+        let left = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+        #expect(left == ["app.db", "in.jsonl"], "\(left)")
+    }
+
     /// A hot journal that SQLite could not roll back as the database opened (a
     /// read-only folder, a failing disk) was reported as a disk I/O error with "check
     /// the free space", and no word of the journal an operator must keep.

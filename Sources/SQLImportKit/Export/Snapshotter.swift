@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// Options of `sqlimport snapshot`.
 public struct SnapshotOptions: Sendable {
@@ -94,7 +95,15 @@ public final class Snapshotter {
                 progress?(SnapshotProgress(phase: .copying, bytesDone: 0, totalBytes: nil))
                 let journalMode = try queue.inDatabase { db in
                     try db.execute(sql: "PRAGMA synchronous = OFF")
-                    try db.execute(sql: "VACUUM INTO ?", arguments: [copy])
+                    do {
+                        try db.execute(sql: "VACUUM INTO ?", arguments: [copy])
+                    } catch let error as DatabaseError where Self.isWriteFailure(error) {
+                        // The copy's write, not the database: named as the output's, with the
+                        // room the copy needs (SQLite says only "disk I/O error").
+                        throw OutputError.writeFailed(
+                            path: output,
+                            reason: "the uncompressed copy of the database written first beside it, \(copy), needs about the database's size: \(error.message ?? "\(error)")")
+                    }
                     return try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "delete"
                 }
                 // VACUUM INTO writes a rollback-journal database; a WAL database's snapshot
@@ -118,6 +127,18 @@ public final class Snapshotter {
             file.discard()
             throw error
         }
+    }
+}
+
+extension Snapshotter {
+    /// A failed write, sync or truncate of a file SQLite writes (a full disk, a file size
+    /// limit, a failing device), as opposed to a failed read of the database copied.
+    static func isWriteFailure(_ error: DatabaseError) -> Bool {
+        let code = error.extendedResultCode.rawValue
+        if code & 0xFF == SQLITE_FULL { return true }
+        guard code & 0xFF == SQLITE_IOERR else { return false }
+        // SQLITE_IOERR_READ, _SHORT_READ and _CORRUPTFS (sqlite3.h: macros Swift does not import).
+        return ![SQLITE_IOERR | 1 << 8, SQLITE_IOERR | 2 << 8, SQLITE_IOERR | 33 << 8].contains(code)
     }
 }
 
