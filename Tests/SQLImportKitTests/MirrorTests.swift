@@ -124,6 +124,54 @@ import Testing
         #expect(try workspace.rows() == export.map(\.row).sorted())
     }
 
+    /// `--max-delete P%` is a share of the rows in scope before the run. It was taken at
+    /// the end: rows the run inserted into gaps below the largest rowid counted as rows
+    /// from before (5 of 10 deleted under 40%: more than the limit let through), and rows
+    /// its tombstones deleted did not count (2 of 10 refused under 20%).
+    @Test func maxDeleteIsAShareOfTheRowsInScopeBeforeTheRun() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        func run(_ schema: String, _ lines: [String], _ options: [String]) throws -> (status: Int32, stderr: String, deleted: Int?, candidates: Int?, rows: Int) {
+            let database = directory.appendingPathComponent("m-\(UUID().uuidString.prefix(8)).db").path
+            try TestSupport.createDatabase(database, schema: schema)
+            TestSupport.write(lines.joined(separator: "\n") + "\n", to: directory.appendingPathComponent("in.jsonl"))
+            let result = try TestSupport.run(["in.jsonl", "--db", database, "--delete-missing", "--report", "r.json"] + options, in: directory)
+            let report = try JSONSerialization.jsonObject(with: Data(contentsOf: directory.appendingPathComponent("r.json"))) as? [String: Any]
+            let count = try DatabaseQueue(path: database).read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM \(options[1])")! }
+            return (result.status, result.stderr, (report?["counts"] as? [String: Int])?["deleted"], report?["deleteCandidates"] as? Int, count)
+        }
+        // Ten codes at rowids 10 ... 100; five kept, five new ones at rowids 15 ... 55.
+        let codes = """
+            CREATE TABLE codes (id INTEGER PRIMARY KEY, code TEXT NOT NULL UNIQUE, label TEXT);
+            WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < 10) INSERT INTO codes SELECT i * 10, 'k' || i, 'x' FROM s;
+            """
+        let gapFilling = (1 ... 5).map { #"{"code":"k\#($0)","label":"x"}"# } + (1 ... 5).map { #"{"id":\#($0 * 10 + 5),"code":"n\#($0)","label":"new"}"# }
+        let refused = try run(codes, gapFilling, ["--table", "codes", "--upsert", "code", "--max-delete", "40%"])
+        #expect(refused.status == 65 && refused.stderr.contains("would delete 5 of 10 rows in scope (50.0%)"), "\(refused.stderr)")
+        #expect(refused.rows == 10)
+        let allowed = try run(codes, gapFilling, ["--table", "codes", "--upsert", "code", "--max-delete", "50%"])
+        #expect(allowed.status == 0 && allowed.deleted == 5 && allowed.candidates == 10, "\(allowed)")
+        #expect(allowed.rows == 10)
+        // Ten items of library 'L' (a NOCASE scope, given as 'l'); five tombstones, three
+        // kept: 2 of the 10 are missing, 20%.
+        let items = """
+            CREATE TABLE items (id TEXT PRIMARY KEY, library TEXT NOT NULL COLLATE NOCASE, remoteID TEXT, name TEXT);
+            CREATE UNIQUE INDEX items_sync ON items (library, remoteID) WHERE remoteID IS NOT NULL;
+            WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < 10) INSERT INTO items SELECT 'id' || i, 'L', 'r' || i, 'n' FROM s;
+            """
+        let tombstones = (1 ... 5).map { #"{"id":"id\#($0)","library":"l","remoteID":"r\#($0)","_deleted":true}"# }
+            + (6 ... 8).map { #"{"id":"id\#($0)","library":"l","remoteID":"r\#($0)","name":"n"}"# }
+        let options = ["--table", "items", "--upsert", "library,remoteID", "--scope", "library", "--tombstone", "_deleted"]
+        let withinLimit = try run(items, tombstones, options + ["--max-delete", "20%"])
+        #expect(withinLimit.status == 0 && withinLimit.deleted == 7 && withinLimit.candidates == 10, "\(withinLimit)")
+        #expect(withinLimit.rows == 3)
+        let dryRun = try run(items, tombstones, options + ["--max-delete", "2", "--dry-run"])
+        #expect(dryRun.status == 0 && dryRun.candidates == 10, "\(dryRun)")
+        let pastIt = try run(items, tombstones, options + ["--max-delete", "1"])
+        #expect(pastIt.status == 65 && pastIt.stderr.contains("would delete 2 of 10 rows in scope"), "\(pastIt.stderr)")
+        #expect(pastIt.rows == 10)
+    }
+
     @Test func anEmptyExportDeletesNothingUnlessAHundredPercentIsAllowed() throws {
         let workspace = try Workspace(Self.server(perLibrary: 50))
         defer { workspace.cleanUp() }

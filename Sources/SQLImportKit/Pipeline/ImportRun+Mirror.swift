@@ -36,6 +36,14 @@ extension ImportRun {
 
     /// The name of the temporary trigger `watchInsertsBelowStartMax` creates.
     static let insertWatch = "sqlimport_mirror_inserted"
+    /// The rows that trigger saw inserted (`r`, their rowids): this run's, not the
+    /// table's before it, though their rowids are below `TouchedRows.startMax`.
+    static let insertedRows = "sqlimport_mirror_new"
+    /// The temporary trigger and table of the candidates the run deleted before the end
+    /// (a tombstone, a trigger): the rows in scope before the run, `--max-delete`'s base,
+    /// count them too.
+    static let deleteWatch = "sqlimport_mirror_deleted"
+    static let deletedCandidates = "sqlimport_mirror_gone"
 
     /// Marks every row the run inserts at or below `TouchedRows.startMax`, which
     /// `TouchedRows` would otherwise take for a row that was there before, and delete:
@@ -50,12 +58,47 @@ extension ImportRun {
             if let rowid = Int64.fromDatabaseValue(values[0]) { marks.touched?.mark(rowid) }
             return nil
         })
-        let rowid = "new.\(Self.rowidName(of: schema))"
-        try db.execute(sql: "DROP TRIGGER IF EXISTS temp.\(Self.insertWatch)")
+        let rowidName = Self.rowidName(of: schema)
+        let rowid = "new.\(rowidName)"
+        let quotedTable = SQLIdentifier.quote(table)
+        try dropMirrorWatches()
+        try db.execute(sql: "CREATE TEMP TABLE \(Self.insertedRows) (r INTEGER PRIMARY KEY)")
         try db.execute(
-            sql: "CREATE TEMP TRIGGER \(Self.insertWatch) AFTER INSERT ON \(SQLIdentifier.quote(table)) WHEN \(rowid) <= \(touched.startMax) "
-                + "BEGIN SELECT \(Self.insertWatch)(\(rowid)); END")
+            sql: "CREATE TEMP TRIGGER \(Self.insertWatch) AFTER INSERT ON \(quotedTable) WHEN \(rowid) <= \(touched.startMax) "
+                + "BEGIN SELECT \(Self.insertWatch)(\(rowid)); INSERT OR IGNORE INTO \(Self.insertedRows) VALUES (\(rowid)); END")
+        // A candidate deleted before the end is counted as it goes: BEFORE the deletion, so
+        // that the table's own affinities and collations decide whether it was one.
+        let scope = mirrorScopeColumns(schema)
+        let kept = scope.isEmpty ? "1" : scope.map { "\(quotedTable).\(SQLIdentifier.quote($0))" }.joined(separator: ", ")
+        try db.execute(sql: "CREATE TEMP TABLE \(Self.deletedCandidates) AS SELECT \(kept) FROM \(quotedTable) WHERE 0")
+        let conditions = candidateConditions(schema)
+        try db.execute(
+            sql: "CREATE TEMP TRIGGER \(Self.deleteWatch) BEFORE DELETE ON \(quotedTable) "
+                + "WHEN old.\(rowidName) <= \(touched.startMax) AND old.\(rowidName) NOT IN (SELECT r FROM temp.\(Self.insertedRows)) "
+                + "BEGIN INSERT INTO \(Self.deletedCandidates) SELECT \(kept) FROM \(quotedTable) WHERE \(quotedTable).\(rowidName) = old.\(rowidName)"
+                + (conditions.isEmpty ? "" : " AND " + conditions.joined(separator: " AND ")) + "; END")
         watchesInserts = true
+    }
+
+    private func dropMirrorWatches() throws {
+        try db.execute(sql: "DROP TRIGGER IF EXISTS temp.\(Self.insertWatch)")
+        try db.execute(sql: "DROP TRIGGER IF EXISTS temp.\(Self.deleteWatch)")
+        try db.execute(sql: "DROP TABLE IF EXISTS temp.\(Self.insertedRows)")
+        try db.execute(sql: "DROP TABLE IF EXISTS temp.\(Self.deletedCandidates)")
+    }
+
+    /// The table's names of the `--scope` columns.
+    func mirrorScopeColumns(_ schema: TableSchema) -> [String] {
+        options.mirror.scope.compactMap { schema.columnIndex(named: $0).map { schema.columns[$0].name } }
+    }
+
+    /// What makes a row a candidate of `--delete-missing`, besides its scope: without the
+    /// primary key in the input, rows the target cannot match (outside a partial target,
+    /// or with a NULL key column) never are.
+    func candidateConditions(_ schema: TableSchema) -> [String] {
+        guard let target, target.fallbackKey == nil else { return [] }
+        let quotedTable = SQLIdentifier.quote(table)
+        return (target.predicate.map { ["(\($0))"] } ?? []) + target.columns.map { "\(quotedTable).\(SQLIdentifier.quote($0)) IS NOT NULL" }
     }
 
     /// Drops the trigger of `watchInsertsBelowStartMax`: at the end of the run, inside its
@@ -65,13 +108,22 @@ extension ImportRun {
     func stopWatchingInserts(afterTransaction: Bool) {
         guard watchesInserts else { return }
         do {
-            try db.execute(sql: "DROP TRIGGER IF EXISTS temp.\(Self.insertWatch)")
+            try dropMirrorWatches()
         } catch {
             return
         }
         guard afterTransaction, db.isInsideTransaction == false else { return }
         watchesInserts = false
         db.remove(function: DatabaseFunction(Self.insertWatch, argumentCount: 1, pure: false) { _ in nil })
+    }
+
+    /// The collation `column` of `table` compares with (`BINARY` unless declared).
+    static func collation(of column: String, in table: String, _ db: Database) -> String {
+        var type: UnsafePointer<CChar>?
+        var collation: UnsafePointer<CChar>?
+        let status = sqlite3_table_column_metadata(db.sqliteConnection, "main", table, column, &type, &collation, nil, nil, nil)
+        guard status == SQLITE_OK, let collation else { return "BINARY" }
+        return String(cString: collation)
     }
 
     /// Whether columns take all three of the rowid's names.
@@ -209,7 +261,7 @@ extension ImportRun {
     /// After the input: deletes the rows in scope that no record of the run inserted or
     /// landed on, in one statement, under `--max-delete`.
     func deleteMissingRows() throws {
-        guard options.mirror.deleteMissing, let target, let schema, tableIsReal else { return }
+        guard options.mirror.deleteMissing, target != nil, let schema, tableIsReal else { return }
         // With --scope, an input with no record has no scope: nothing is a candidate.
         if !options.mirror.scope.isEmpty && scopeValues.isEmpty {
             summary.deleteCandidates = 0
@@ -217,8 +269,9 @@ extension ImportRun {
         }
         let quotedTable = SQLIdentifier.quote(table)
         var conditions: [String] = []
+        var scopeMatch: ((String) -> String)?
         if !scopeInputs.isEmpty {
-            let columns = options.mirror.scope.map { schema.columns[schema.columnIndex(named: $0)!].name }
+            let columns = mirrorScopeColumns(schema)
             try db.execute(sql: "DROP TABLE IF EXISTS temp.sqlimport_scope")
             try db.execute(
                 sql: "CREATE TEMP TABLE sqlimport_scope AS SELECT \(columns.map { "\(quotedTable).\(SQLIdentifier.quote($0))" }.joined(separator: ", ")) FROM \(quotedTable) WHERE 0")
@@ -235,16 +288,15 @@ extension ImportRun {
                 }))
             }
             // The table's column on the left: its collation decides, as its indexes do.
-            conditions.append(
+            let collations = columns.map { Self.collation(of: $0, in: table, db) }
+            scopeMatch = { rows in
                 "EXISTS (SELECT 1 FROM temp.sqlimport_scope AS s WHERE "
-                    + columns.map { "\(quotedTable).\(SQLIdentifier.quote($0)) IS s.\(SQLIdentifier.quote($0))" }.joined(separator: " AND ") + ")")
+                    + zip(columns, collations).map { "\(rows).\(SQLIdentifier.quote($0)) IS s.\(SQLIdentifier.quote($0)) COLLATE \(SQLIdentifier.quote($1))" }
+                    .joined(separator: " AND ") + ")"
+            }
+            conditions.append(scopeMatch!(quotedTable))
         }
-        // Without the primary key in the input, rows the target cannot match (outside a
-        // partial target, or with a NULL key column) are never candidates.
-        if target.fallbackKey == nil {
-            if let predicate = target.predicate { conditions.append("(\(predicate))") }
-            conditions += target.columns.map { "\(quotedTable).\(SQLIdentifier.quote($0)) IS NOT NULL" }
-        }
+        conditions += candidateConditions(schema)
         let eligible = conditions.isEmpty ? "1" : conditions.joined(separator: " AND ")
         // SQLite calls the function on this (the writing) thread only.
         let touched = session?.counters.touched
@@ -258,11 +310,21 @@ extension ImportRun {
         let missing = "\(eligible) AND NOT sqlimport_seen(\(rowid))"
         let plan = "DELETE FROM \(quotedTable) WHERE \(missing)"
         summary.statementSQL = (summary.statementSQL.map { $0 + "\n" } ?? "") + "-- after the input (--delete-missing):\n" + plan
-        // The candidates are the rows in scope that were there before the run.
-        let before = touched.map { "\(rowid) <= \($0.startMax)" } ?? "1"
+        // The candidates are the rows in scope that were there before the run: those
+        // still there, but for the ones this run inserted into gaps below the largest
+        // rowid, and those it deleted as it went (`watchInsertsBelowStartMax`).
+        var before = touched.map { "\(rowid) <= \($0.startMax)" } ?? "1"
+        var deletedCandidates = 0
+        if watchesInserts {
+            before += " AND \(rowid) NOT IN (SELECT r FROM temp.\(Self.insertedRows))"
+            let gone = "temp.\(Self.deletedCandidates)"
+            deletedCandidates = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(gone) AS g" + (scopeMatch.map { " WHERE " + $0("g") } ?? "")) ?? 0
+            // The deletion below is not the run's before the end.
+            try db.execute(sql: "DROP TRIGGER IF EXISTS temp.\(Self.deleteWatch)")
+        }
         let counts = try Row.fetchOne(
             db, sql: "SELECT coalesce(sum(\(before)), 0) AS candidates, coalesce(sum(NOT sqlimport_seen(\(rowid))), 0) AS missing FROM \(quotedTable) WHERE \(eligible)")!
-        let candidates: Int = counts["candidates"]
+        let candidates: Int = counts["candidates"] + deletedCandidates
         let deletions: Int = counts["missing"]
         summary.deleteCandidates = candidates
         guard deletions > 0 else { return }
