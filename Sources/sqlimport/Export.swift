@@ -113,6 +113,7 @@ struct Export: ParsableCommand {
 
     func run() throws {
         Signals.removeTemporaryFilesAndExit()
+        if StandardOutput.isNamed(by: output ?? "-") { try StandardOutput.refuseIfClosedAtStart(sending: "the export") }
         let summary: ExportSummary
         let display = ProgressDisplay.make(mode: progress, quiet: quiet || output == nil || output == "-")
         defer { display?.finish() }

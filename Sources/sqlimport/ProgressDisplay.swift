@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import SQLImportKit
 
@@ -121,6 +122,23 @@ enum StandardOutput {
     nonisolated(unsafe) static var wasClosedAtStart = false
     /// Standard input was closed when the process started (`<&-`): `-` is refused.
     nonisolated(unsafe) static var stdinWasClosedAtStart = false
+
+    /// Whether `path` is standard output: `-`, or a name of descriptor 1.
+    static func isNamed(by path: String) -> Bool {
+        if path == "-" { return true }
+        let resolved = AtomicOutputFile.resolvedLink(path)
+        return ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1", "/proc/\(getpid())/fd/1"].contains(resolved)
+    }
+
+    /// Refuses to send `what` to standard output when it was closed at start (`>&-`):
+    /// the bytes would go to the /dev/null put in its place, and the run would say it
+    /// delivered them.
+    static func refuseIfClosedAtStart(sending what: String) throws {
+        guard wasClosedAtStart else { return }
+        FileHandle.standardError.writeLine(
+            "sqlimport: error: standard output was closed when sqlimport started (>&-), so \(what) would go nowhere; write it to a file (-o FILE), or leave standard output open")
+        throw ExitCode(ExitStatus.ioError)
+    }
 
     /// Writes `text` to `descriptor` (standard output by default); false when the stream
     /// is closed or broken.

@@ -16,7 +16,7 @@ struct Snapshot: ParsableCommand {
 
     @Option(
         name: [.customShort("o"), .long],
-        help: ArgumentHelp("The snapshot file. Default: sqlimport-<UTC time>.sqlite.zst here.", valueName: "file"), completion: .file())
+        help: ArgumentHelp("The snapshot file, or - for standard output. Default: sqlimport-<UTC time>.sqlite.zst here.", valueName: "file"), completion: .file())
     var output: String?
 
     @Option(help: "zstd level.")
@@ -48,7 +48,13 @@ struct Snapshot: ParsableCommand {
     func run() throws {
         Signals.removeTemporaryFilesAndExit()
         var options = SnapshotOptions(databasePath: database.resolved)
-        options.outputPath = output
+        options.outputPath = output == "-" ? "/dev/stdout" : output
+        if let output, StandardOutput.isNamed(by: output) {
+            try StandardOutput.refuseIfClosedAtStart(sending: "the snapshot")
+            if isatty(STDOUT_FILENO) == 1 {
+                throw ValidationError("-o \(output): standard output is a terminal, and a snapshot is binary zstd data; redirect it (> FILE, | ssh ...), or give a file name")
+            }
+        }
         options.level = level
         options.workers = threads
         options.force = force
@@ -66,6 +72,11 @@ struct Snapshot: ParsableCommand {
                     StandardOutput.write(summary.output + "\n")
                 }
             }
+        } catch OutputError.brokenPipe {
+            // Unlike an export's `| head`, a snapshot cut short is no snapshot.
+            FileHandle.standardError.writeLine(
+                "sqlimport: error: standard output was closed before the snapshot was written whole (its reader stopped): what it received is not a complete snapshot")
+            throw ExitCode(ExitStatus.ioError)
         } catch {
             FileHandle.standardError.writeLine("sqlimport: error: \(ExitStatus.message(for: error))")
             throw ExitCode(ExitStatus.code(for: error))

@@ -192,6 +192,42 @@ import Testing
         }
     }
 
+    /// A snapshot sent to standard output whose reader stopped printed an error and
+    /// exited 0, as an export's `| head` does; closed at start (`>&-`), export and
+    /// snapshot wrote into the /dev/null put in its place and exited 0; `-o -` made a
+    /// snapshot file named `-`.
+    @Test func aSnapshotOrExportThatStandardOutputDidNotTakeWholeFails() throws {
+        let work = try Workspace()
+        defer { work.cleanUp() }
+        // About 2 MB that zstd cannot shrink: more than a pipe holds.
+        let big = work.directory.appendingPathComponent("big.db").path
+        try TestSupport.createDatabase(
+            big, schema: "CREATE TABLE t (v BLOB); WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < 2000) INSERT INTO t SELECT randomblob(1000) FROM s;")
+        let binary = "'\(TestSupport.executable.path)'"
+        for (command, code) in [
+            ("\(binary) snapshot --db big.db -o /dev/stdout | head -c 100 > /dev/null", 74),
+            ("\(binary) snapshot --db big.db -o - | head -c 100 > /dev/null", 74),
+            ("\(binary) snapshot --db big.db -o /dev/stdout >&-", 74),
+            ("\(binary) snapshot --db big.db -o - >&-", 74),
+            ("\(binary) export items --db '\(work.database)' >&-", 74),
+            ("\(binary) export items --db '\(work.database)' -o /dev/stdout >&-", 74),
+            // The reader has all it wanted (docs/export.md).
+            ("\(binary) export t --db big.db --format csv | head -c 100 > /dev/null", 0),
+            ("\(binary) snapshot --db big.db -o - > piped.sqlite.zst", 0),
+        ] {
+            let status = work.directory.appendingPathComponent("status.txt").path
+            let run = try TestSupport.run(
+                ["-c", "set -o pipefail; \(command); echo $? > '\(status)'"], in: work.directory, executable: URL(fileURLWithPath: "/bin/bash"))
+            let text = try String(contentsOfFile: status, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(text == "\(code)", "\(command): \(run.stderr)")
+            if code == 74 { #expect(run.stderr.contains("standard output was closed"), "\(command): \(run.stderr)") }
+        }
+        #expect(!FileManager.default.fileExists(atPath: work.directory.appendingPathComponent("-").path))
+        let restored = try work.run(["restore", "piped.sqlite.zst", "--db", "restored.db"])
+        #expect(restored.status == 0, "\(restored.stderr)")
+        #expect(try DatabaseQueue(path: work.directory.appendingPathComponent("restored.db").path).read { try Int.fetchOne($0, sql: "SELECT count(*) FROM t") } == 2000)
+    }
+
     @Test func nothingIsLostOrMixedQuietly() throws {
         let work = try Workspace()
         defer { work.cleanUp() }
