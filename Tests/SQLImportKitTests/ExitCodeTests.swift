@@ -22,6 +22,14 @@ import Testing
         func run(_ arguments: [String], environment: [String: String] = [:]) throws -> TestSupport.Output {
             try TestSupport.run(arguments, in: directory, environment: environment)
         }
+        /// Runs `command` in bash with pipefail, so that a pipeline reports sqlimport's
+        /// own status (written to a file: the process's may be cut short).
+        func shell(_ command: String) throws -> (status: Int32, stderr: String) {
+            let status = directory.appendingPathComponent("status.txt").path
+            let run = try TestSupport.run(["-c", "set -o pipefail; \(command); echo $? > '\(status)'"], in: directory, executable: URL(fileURLWithPath: "/bin/bash"))
+            let text = try String(contentsOfFile: status, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+            return (Int32(text) ?? -1, run.stderr)
+        }
         func rows() throws -> Int { try DatabaseQueue(path: database).read { try Int.fetchOne($0, sql: "SELECT count(*) FROM items")! } }
         func cleanUp() { TestSupport.remove(directory) }
     }
@@ -183,12 +191,7 @@ import Testing
             ("'\(binary)' import - --db '\(work.database)' --table items --upsert id <&-", 64),
             ("'\(binary)' import bad.jsonl --db '\(work.database)' --table items --upsert id 2>&-", 65),
         ] {
-            // bash's pipefail, so that a pipeline reports sqlimport's own status.
-            let status = work.directory.appendingPathComponent("status.txt").path
-            let script = "set -o pipefail; \(command); echo $? > '\(status)'"
-            _ = try TestSupport.run(["-c", script], in: work.directory, executable: URL(fileURLWithPath: "/bin/bash"))
-            let text = try String(contentsOfFile: status, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-            #expect(text == "\(code)", "\(command)")
+            #expect(try work.shell(command).status == code, "\(command)")
         }
     }
 
@@ -215,11 +218,8 @@ import Testing
             ("\(binary) export t --db big.db --format csv | head -c 100 > /dev/null", 0),
             ("\(binary) snapshot --db big.db -o - > piped.sqlite.zst", 0),
         ] {
-            let status = work.directory.appendingPathComponent("status.txt").path
-            let run = try TestSupport.run(
-                ["-c", "set -o pipefail; \(command); echo $? > '\(status)'"], in: work.directory, executable: URL(fileURLWithPath: "/bin/bash"))
-            let text = try String(contentsOfFile: status, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-            #expect(text == "\(code)", "\(command): \(run.stderr)")
+            let run = try work.shell(command)
+            #expect(run.status == code, "\(command): \(run.stderr)")
             if code == 74 { #expect(run.stderr.contains("standard output was closed"), "\(command): \(run.stderr)") }
         }
         #expect(!FileManager.default.fileExists(atPath: work.directory.appendingPathComponent("-").path))
