@@ -60,6 +60,7 @@ import Testing
         (["export", "--query", "DELETE FROM items"], 64),
         (["export", "--query", "SELECT * FROM items WHERE id = ?"], 64),
         (["export", "items", "-o", "out.unknown"], 64),
+        (["export", "items", "--null", "NA"], 64),
         (["export", "items", "-o", "nosuch/out.jsonl"], 74),
         (["export", "--query", "SELECT sum(x) FROM (SELECT 9223372036854775807 AS x UNION ALL SELECT 1)"], 70),
         (["export", "items", "--db", "notadb.db"], 73),

@@ -362,12 +362,14 @@ import Testing
 
     /// A first column whose name begins with U+FEFF began the CSV with the bytes of a
     /// byte order mark, which import strips: the column was unknown, and the suggested
-    /// `--ignore-unknown` stored NULL in it. Its name is quoted now, and reads back.
-    @Test(arguments: [InputFormat.csv, .tsv])
-    func aFirstColumnNameBeginningWithAByteOrderMarkReadsBack(_ format: InputFormat) throws {
+    /// `--ignore-unknown` stored NULL in it. One that begins with `[` or `{` made import
+    /// read the file as JSON (exit 65, naming no fix). Such names are quoted now, and read
+    /// back by name.
+    @Test(arguments: [InputFormat.csv, .tsv], ["\u{FEFF}name", "[1]", "{}", " {a", "[true]"])
+    func aFirstColumnNameImportWouldMisreadReadsBack(_ format: InputFormat, _ name: String) throws {
         let directory = TestSupport.temporaryDirectory()
         defer { TestSupport.remove(directory) }
-        let schema = "CREATE TABLE t (\"\u{FEFF}name\" TEXT, v INTEGER)"
+        let schema = "CREATE TABLE t (\(SQLIdentifier.quote(name)) TEXT, v INTEGER)"
         let source = directory.appendingPathComponent("source.db").path
         try TestSupport.createDatabase(source, schema: schema + "; INSERT INTO t VALUES ('a', 1);")
         let file = "t.\(format.rawValue)"
@@ -376,7 +378,7 @@ import Testing
         try TestSupport.createDatabase(copy, schema: schema)
         let imported = try TestSupport.run([file, "--db", copy, "--table", "t"], in: directory)
         #expect(imported.status == 0, "\(imported.stderr)")
-        #expect(try DatabaseQueue(path: copy).read { try Row.fetchAll($0, sql: "SELECT * FROM t") } == [["\u{FEFF}name": "a", "v": 1]])
+        #expect(try DatabaseQueue(path: copy).read { try Row.fetchAll($0, sql: "SELECT * FROM t") } == [[name: "a", "v": 1]])
     }
 
     /// Import guesses the delimiter from the header (`,` `;` tab `|`): a one-column table

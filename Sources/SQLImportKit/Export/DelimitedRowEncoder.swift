@@ -24,9 +24,13 @@ struct DelimitedRowEncoder: RowEncoder {
         for (index, name) in columns.enumerated() {
             if index > 0 { output.append(delimiter) }
             // A first name that begins with U+FEFF would begin the file with a byte order
-            // mark, which import strips: quoted, it stays part of the name.
-            let startsLikeABOM = index == 0 && name.utf8.starts(with: [0xEF, 0xBB, 0xBF])
-            Array(name.utf8).withUnsafeBytes { appendText($0, to: &output, quoted: startsLikeABOM) }
+            // mark, which import strips: quoted, it stays part of the name. One that
+            // begins (after spaces) with `[` or `{` would make import read the file as
+            // JSON (`RecordReader.detect`): quoted, the file begins with `"`.
+            let firstByte = name.utf8.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
+            let startsLikeJSON = firstByte == UInt8(ascii: "[") || firstByte == UInt8(ascii: "{")
+            let quoted = index == 0 && (name.utf8.starts(with: [0xEF, 0xBB, 0xBF]) || startsLikeJSON)
+            Array(name.utf8).withUnsafeBytes { appendText($0, to: &output, quoted: quoted) }
         }
         output.append(0x0A)
     }

@@ -24,6 +24,9 @@ enum ValueText {
         var seen = Set<NameKey>()
         let repeated = columns.filter { !seen.insert(namesFoldCase ? $0.sqliteFolded : NameKey($0)).inserted }
         if !repeated.isEmpty { throw .duplicateColumns(names: repeated) }
+        if let nullText, format == .json || format == .jsonl {
+            throw .conflictingOptions("--null \(nullText) sets how CSV and TSV write NULL, and JSON writes null; drop --null, or export CSV or TSV (--format csv)")
+        }
         if let nullText, format == .csv || format == .tsv,
             nullText.utf8.contains(where: { [UInt8(ascii: format == .csv ? "," : "\t"), UInt8(ascii: "\""), 0x0A, 0x0D].contains($0) })
         {
