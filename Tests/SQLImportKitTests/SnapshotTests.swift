@@ -157,6 +157,15 @@ import Testing
         #expect(try TestSupport.runShell("zstd -q padded.db -o padded.db.zst", in: directory).status == 0)
         let padded = try TestSupport.run(["restore", "padded.db.zst", "--db", "p.db"], in: directory)
         #expect(padded.status == 0, "\(padded.stderr)")
+        // Other bytes there (a frame of something else appended) were restored with the
+        // database, exit 0: the file was not the one snapshotted.
+        var noise = Data(count: 5000)
+        for index in noise.indices { noise[index] = UInt8(truncatingIfNeeded: index * 7 + 1) }
+        try noise.write(to: directory.appendingPathComponent("noise"))
+        #expect(try TestSupport.runShell("zstd -q noise -o noise.zst && cat a.zst noise.zst > tail.zst", in: directory).status == 0)
+        let tail = try TestSupport.run(["restore", "tail.zst", "--db", "t.db"], in: directory)
+        #expect(tail.status == 65 && tail.stderr.contains("bytes that are no database's follow its last page"), "\(tail.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("t.db").path))
     }
 
     @Test(arguments: [

@@ -129,7 +129,8 @@ public final class Restorer {
         // The header's page count holds when its change counter matches the number that
         // validates it (always so in what VACUUM INTO writes). Another database right
         // where that count ends is two snapshots joined (`cat a.zst b.zst`, two valid
-        // frames). (Other bytes past it are left alone: SQLite pads some files, e.g. with
+        // frames); other bytes there, but zeros, are damage too (a frame of something
+        // else appended). (Zeros are left alone: SQLite pads some files, e.g. with
         // SQLITE_FCNTL_CHUNK_SIZE, and ignores them.)
         func bigEndian(_ offset: Int, _ count: Int) -> Int { header[offset ..< offset + count].reduce(0) { $0 << 8 | Int($1) } }
         let pageSize = bigEndian(16, 2) == 1 ? 65536 : bigEndian(16, 2)
@@ -139,7 +140,19 @@ public final class Restorer {
         {
             defer { try? handle.close() }
             try? handle.seek(toOffset: UInt64(pageSize * bigEndian(28, 4)))
-            guard let next = try? handle.read(upToCount: 16), next == Data("SQLite format 3\0".utf8) else { return try checkIntegrity(path) }
+            guard let next = try? handle.read(upToCount: 16), next == Data("SQLite format 3\0".utf8) else {
+                try? handle.seek(toOffset: UInt64(pageSize * bigEndian(28, 4)))
+                var offset = pageSize * bigEndian(28, 4)
+                while let chunk = try? handle.read(upToCount: 1 << 16), !chunk.isEmpty {
+                    if let index = chunk.firstIndex(where: { $0 != 0 }) {
+                        throw SnapshotError.damaged(
+                            snapshot: options.snapshotPath,
+                            reason: "bytes that are no database's follow its last page, from byte \(offset + (index - chunk.startIndex)) (the database ends at byte \(pageSize * bigEndian(28, 4)))")
+                    }
+                    offset += chunk.count
+                }
+                return try checkIntegrity(path)
+            }
             throw SnapshotError.damaged(
                 snapshot: options.snapshotPath,
                 reason: "a second database follows the first at byte \(pageSize * bigEndian(28, 4)) (two snapshots concatenated?)")
