@@ -34,7 +34,7 @@ enum ExitStatus {
           74   I/O error (disk full, read-only): rolled back
           75   database busy beyond --busy-timeout: temporary, cron may retry
           77   PostgreSQL: the server refused the login
-          128+n  interrupted by signal n (130 SIGINT, 143 SIGTERM): rolled back
+          128+n  interrupted by signal n (130 SIGINT, 143 SIGTERM, 129 SIGHUP): rolled back
         """
 
     /// Argument-parsing errors: usage, except help and version requests.

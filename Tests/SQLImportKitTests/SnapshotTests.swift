@@ -297,7 +297,7 @@ import Testing
         #expect(try StockTool.listing(directory).filter { $0.hasPrefix(".") }.isEmpty)
     }
 
-    @Test(arguments: [(SIGTERM, Int32(143)), (SIGINT, Int32(130))])
+    @Test(arguments: [(SIGTERM, Int32(143)), (SIGINT, Int32(130)), (SIGHUP, Int32(129))])
     func anInterruptedRestoreRemovesItsTemporaryFile(_ signalNumber: Int32, _ status: Int32) throws {
         let directory = TestSupport.temporaryDirectory()
         defer { TestSupport.remove(directory) }
