@@ -162,6 +162,8 @@ import Testing
         FileManager.default.createFile(atPath: errors.path, contents: nil)
         process.standardInput = input
         process.standardError = try FileHandle(forWritingTo: errors)
+        // A harness started under nohup passes SIGHUP on ignored, and sqlimport keeps it so.
+        if signalNumber == SIGHUP { signal(SIGHUP, SIG_DFL) }
         try process.run()
         input.fileHandleForWriting.write(Data(Self.itemsJSONL(10).utf8))
         Thread.sleep(forTimeInterval: 0.5)

@@ -316,6 +316,8 @@ import Testing
         process.executableURL = TestSupport.executable
         process.arguments = ["restore", "slow.sqlite.zst", "--db", "new.db"]
         process.currentDirectoryURL = directory
+        // A harness started under nohup passes SIGHUP on ignored, and sqlimport keeps it so.
+        if signalNumber == SIGHUP { signal(SIGHUP, SIG_DFL) }
         try process.run()
         let deadline = Date().addingTimeInterval(60)
         func temporaryFiles() throws -> [String] { try StockTool.listing(directory).filter { $0.hasPrefix(".new.db.") } }
