@@ -111,6 +111,7 @@ enum ExitStatus {
         case let error as ExportError:
             if case .invalidUTF8 = error { return badData }
             if case .noDatabase = error { return cannotCreate }
+            if case .databaseIsAFolder = error { return cannotCreate }
             return usage
         case is SnapshotError:
             return badData

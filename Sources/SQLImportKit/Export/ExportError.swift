@@ -26,11 +26,15 @@ public enum ExportError: Error, Equatable, CustomStringConvertible {
     case duplicateColumns(names: [String])
     /// No file at the database path (`--db`) a command reads.
     case noDatabase(path: String)
+    /// `--db` names a folder.
+    case databaseIsAFolder(path: String)
 
     public var description: String {
         switch self {
         case .noDatabase(let path):
             return "no database at \(path); check the path given to --db (or SQLIMPORT_DB)"
+        case .databaseIsAFolder(let path):
+            return "\(path) is a folder, not a database file; give --db (or SQLIMPORT_DB) the database file's path"
         case .noSuchTable(let name, let available):
             let list = available.isEmpty ? "the database has no tables" : "it has " + available.map(SQLIdentifier.quote).joined(separator: ", ")
             return "no table or view \(SQLIdentifier.quote(name)) in the database (\(list)); check the name and --db"
