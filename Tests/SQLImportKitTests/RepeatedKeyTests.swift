@@ -56,6 +56,34 @@ import Testing
         #expect(try ignore.rows() == [#"1|"first"|NULL|NULL"#])
     }
 
+    /// A record a BEFORE UPDATE trigger drops (`RAISE(IGNORE)`) after it met its row was
+    /// uncounted as a repeat, while `--duplicate-keys error` refused it as one, and a dry
+    /// run counted it: now all three agree.
+    @Test(arguments: [
+        ([#"{"id":"a","v":"A","locked":1}"#, #"{"id":"a","v":"A2","locked":1}"#], 1),  // unchanged, then dropped
+        ([#"{"id":"b","v":"B2","locked":1}"#, #"{"id":"b","v":"B3","locked":1}"#], 2),  // both dropped
+    ])
+    func aRepeatATriggerDropsIsCountedAsEveryModeCountsIt(_ lines: [String], _ ignored: Int) throws {
+        let workspace = try Workspace(
+            """
+            CREATE TABLE t (id TEXT PRIMARY KEY, v TEXT, locked INTEGER NOT NULL DEFAULT 0);
+            CREATE TRIGGER keep BEFORE UPDATE ON t WHEN old.locked = 1 BEGIN SELECT RAISE(IGNORE); END;
+            INSERT INTO t VALUES ('a', 'A', 1), ('b', 'B', 1);
+            """)
+        defer { workspace.cleanUp() }
+        let before = try workspace.rows()
+        for mode in [["--duplicate-keys", "warn"], ["--dry-run"]] {
+            let run = try workspace.run(lines, ["--upsert", "id", "--report", "-"] + mode)
+            #expect(run.status == 0, "\(mode): \(run.stderr)")
+            let counts = (try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as! [String: Any])["counts"] as! [String: Int]
+            #expect(counts["duplicateKeys"] == 1, "\(mode): \(counts)")
+            if mode[0] != "--dry-run" { #expect(counts["ignored"] == ignored, "\(counts)") }
+        }
+        let refused = try workspace.run(lines, ["--upsert", "id", "--duplicate-keys", "error"])
+        #expect(refused.status == 65, "\(refused.stderr)")
+        #expect(try workspace.rows() == before)
+    }
+
     @Test func aRecordLackingAKeyColumnHasNoKey() throws {
         let work = try Workspace("CREATE TABLE t (name TEXT, libraryID INTEGER, remoteID TEXT, UNIQUE (libraryID, remoteID));")
         defer { work.cleanUp() }

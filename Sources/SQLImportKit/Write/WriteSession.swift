@@ -393,16 +393,14 @@ final class WriteSession {
     ///
     /// A trigger's `RAISE(IGNORE)` before an update drops it after `sqlimport_outcome`
     /// counted it: with one record per statement (`recordsPerStatementLimit`) the count is
-    /// corrected to `ignored`.
+    /// corrected to `ignored`. It still met its row, so it is a repeat of the record that
+    /// met the row before (as `--duplicate-keys error` says, which refuses it then), and
+    /// a later record meeting that row repeats it.
     private func account(_ statement: UpsertStatement, rows: Range<Int>, before: OutcomeCounters.Snapshot) {
         let changes = Int(sqlite3_changes(connection))
         var updated = counters.updated - before.updated
         if rows.count == 1 && updated == 1 && changes == 0 {
-            // Dropped like a record a BEFORE INSERT trigger ignores: neither applied nor
-            // a repeat of the row it found.
             counters.updated -= 1
-            counters.duplicates = before.duplicates
-            counters.touched?.undoStatement()
             updated = 0
         }
         inserted += changes - updated
