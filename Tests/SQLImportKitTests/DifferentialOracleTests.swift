@@ -210,8 +210,17 @@ import Testing
         var applied = Set<String>()
         let table = try String.fetchOne(db, sql: "SELECT name FROM sqlite_schema WHERE type = 'table' AND name IN ('items', 't')")!
         let quotedTable = SQLIdentifier.quote(table)
+        // Called by the DO UPDATE's WHERE: the record met a row (a BEFORE UPDATE trigger
+        // may still drop it; a BEFORE INSERT trigger drops it before).
+        final class Met: @unchecked Sendable { var count = 0 }
+        let met = Met()
+        db.add(function: DatabaseFunction("oracle_met", argumentCount: 0, pure: false) { _ in
+            met.count += 1
+            return true
+        })
         for (index, record) in records.enumerated() {
             let before = counts
+            let metBefore = met.count
             let columns = record.map(\.0)
             let arguments = StatementArguments(record.map { $0.1.binding })
             func condition(_ names: [String]) -> String {
@@ -249,7 +258,7 @@ import Testing
                 let set = assigned.map { "\(SQLIdentifier.quote($0)) = excluded.\(SQLIdentifier.quote($0))" }.joined(separator: ", ")
                 let stored = assigned.map { "\(quotedTable).\(SQLIdentifier.quote($0))" }.joined(separator: ", ")
                 let incoming = assigned.map { "excluded.\(SQLIdentifier.quote($0))" }.joined(separator: ", ")
-                return "DO UPDATE SET \(set) WHERE (\(stored)) IS NOT (\(incoming))"
+                return "DO UPDATE SET \(set) WHERE oracle_met() AND (\(stored)) IS NOT (\(incoming))"
             }
             var sql = "INSERT INTO \(quotedTable) (\(SQLIdentifier.quoteList(columns))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"
             sql += " ON CONFLICT (\(SQLIdentifier.quoteList(shape.target)))" + (shape.predicate.map { " WHERE \($0)" } ?? "") + " " + action()
@@ -274,9 +283,9 @@ import Testing
                     counts.ignored += 1
                 }
                 try db.execute(sql: "RELEASE oracle")
-                // The conflict was resolved against a row (not dropped, not refused).
+                // The conflict was resolved against a row (not refused, not dropped before it).
                 if counts.updated + counts.unchanged + counts.skipped > before.updated + before.unchanged + before.skipped
-                    || counts.inserted > before.inserted, let key = keys[index]
+                    || counts.inserted > before.inserted || met.count > metBefore, let key = keys[index]
                 {
                     // A repeat is a record whose conflict lands on a row an earlier record
                     // of the run wrote or matched: the row, by rowid, where the table has
