@@ -36,6 +36,9 @@ extension PostgresRun {
         let copied = try connection.executeCounting(
             "CREATE TEMP TABLE sqlimport_candidates \(lifetime) AS SELECT \(keys) FROM \(schema.qualifiedName)")
         try connection.execute("CREATE TEMP TABLE sqlimport_seen \(lifetime) AS SELECT \(keys) FROM \(schema.qualifiedName) WITH NO DATA")
+        // The rows tombstones delete, as they were: `--max-delete`'s base is the rows in
+        // scope before the run, those too (`deleteMissingRows`).
+        try connection.execute("CREATE TEMP TABLE sqlimport_gone (LIKE \(schema.qualifiedName)) \(lifetime)")
         if copied > 0 {
             try connection.execute("CREATE INDEX ON sqlimport_seen (\(keys))")
         }
@@ -105,8 +108,9 @@ extension PostgresRun {
                 continue
             }
             let placeholders = found.values.indices.map { "$\($0 + 1)" }.joined(separator: ", ")
-            let sql = "DELETE FROM \(schema.qualifiedName) WHERE (\(SQLIdentifier.quoteList(found.columns))) = (\(placeholders))"
-                + (found.predicate.map { " AND (\($0))" } ?? "") + " RETURNING 1"
+            var sql = "DELETE FROM \(schema.qualifiedName) WHERE (\(SQLIdentifier.quoteList(found.columns))) = (\(placeholders))"
+                + (found.predicate.map { " AND (\($0))" } ?? "")
+            sql = tracksSeenRows ? "WITH gone AS (\(sql) RETURNING *) INSERT INTO sqlimport_gone SELECT * FROM gone RETURNING 1" : sql + " RETURNING 1"
             let deleted: Int
             do {
                 deleted = try connection.query(sql, found.values).count
@@ -198,7 +202,12 @@ extension PostgresRun {
         let counted = try connection.query(
             "SELECT count(*), count(*) FILTER (WHERE NOT EXISTS (SELECT FROM sqlimport_seen AS s WHERE \(same("s")))) FROM \(schema.qualifiedName) AS t WHERE \(eligible)"
         ).first ?? []
-        let candidates = Int(counted.first.flatMap { $0 } ?? "0") ?? 0
+        // And the candidates tombstones deleted (but for a key a later record made again:
+        // counted above).
+        let gone = try connection.query(
+            "SELECT count(*) FROM sqlimport_gone AS t WHERE \(eligible) AND NOT EXISTS (SELECT FROM \(schema.qualifiedName) AS n WHERE \(same("n")))"
+        ).first?.first.flatMap { $0 }.flatMap { Int($0) } ?? 0
+        let candidates = (Int(counted.first.flatMap { $0 } ?? "0") ?? 0) + gone
         let deletions = Int(counted.dropFirst().first.flatMap { $0 } ?? "0") ?? 0
         summary.deleteCandidates = candidates
         guard deletions > 0 else { return }
