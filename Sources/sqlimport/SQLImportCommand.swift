@@ -93,6 +93,7 @@ struct SQLImportCommand: ParsableCommand {
         } catch {
             if let code = ExitStatus.forParsing(error) {
                 StandardOutput.write(fullMessage(for: error) + "\n", to: STDERR_FILENO)
+                if let hint = UsageHints.hint(for: arguments) { StandardOutput.write("hint: \(hint)\n", to: STDERR_FILENO) }
                 writeShortReport(message(for: error), code: code, arguments: arguments)
                 Foundation.exit(code)
             }

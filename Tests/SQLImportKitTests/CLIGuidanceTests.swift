@@ -47,6 +47,24 @@ import Testing
         #expect(!result.stderr.contains(" read ·"))
     }
 
+    /// The parser named the word it refused ("Unexpected argument 'items'", "Unknown
+    /// option '--table'", or "did you mean '--db'?" for `--csv`), never the fix.
+    @Test(arguments: [
+        (["export", "app.db", "items"], "app.db looks like the database, which is given with --db: sqlimport export TABLE --db app.db"),
+        (["snapshot", "app.db"], "app.db looks like the database, which is given with --db: sqlimport snapshot --db app.db -o FILE"),
+        (["restore", "copy.db", "s.sqlite.zst"], "copy.db looks like the database, which is given with --db: sqlimport restore SNAPSHOT --db copy.db"),
+        (["export", "items", "--table", "items"], "export names the table as its argument: sqlimport export TABLE --db PATH"),
+        (["export", "items", "--csv"], "the format is --format csv, or the output's name: -o FILE.csv"),
+        (["export", "items", "--gzip"], "gzip is chosen by the output's name: -o FILE.jsonl.gz"),
+    ])
+    func aMistakeWithExportOrSnapshotIsAnsweredWithTheFix(_ arguments: [String], _ hint: String) throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let result = try TestSupport.run(arguments, in: directory)
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("hint: " + hint), "\(result.stderr)")
+    }
+
     @Test func optionsBeforeASubcommandAreRefusedNamingTheOrder() throws {
         let directory = TestSupport.temporaryDirectory()
         defer { TestSupport.remove(directory) }
