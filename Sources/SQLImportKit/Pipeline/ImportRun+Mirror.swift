@@ -66,16 +66,23 @@ extension ImportRun {
         try db.execute(
             sql: "CREATE TEMP TRIGGER \(Self.insertWatch) AFTER INSERT ON \(quotedTable) WHEN \(rowid) <= \(touched.startMax) "
                 + "BEGIN SELECT \(Self.insertWatch)(\(rowid)); INSERT OR IGNORE INTO \(Self.insertedRows) VALUES (\(rowid)); END")
-        // A candidate deleted before the end is counted as it goes: BEFORE the deletion, so
-        // that the table's own affinities and collations decide whether it was one.
+        // A candidate deleted before the end is noted as it goes, by its rowid, once:
+        // BEFORE the deletion, so that the table's own affinities and collations decide
+        // whether it was one. (The app's own BEFORE DELETE trigger, which runs after this
+        // one, may still keep the row: `deleteMissingRows` counts only rows gone.)
         let scope = mirrorScopeColumns(schema)
-        let kept = scope.isEmpty ? "1" : scope.map { "\(quotedTable).\(SQLIdentifier.quote($0))" }.joined(separator: ", ")
-        try db.execute(sql: "CREATE TEMP TABLE \(Self.deletedCandidates) AS SELECT \(kept) FROM \(quotedTable) WHERE 0")
+        let kept = (["\(quotedTable).\(rowidName)"] + scope.map { "\(quotedTable).\(SQLIdentifier.quote($0))" }).joined(separator: ", ")
+        // Each scope column with its affinity (BLOB: none), so that values keep their types.
+        let scopeDefinitions = scope.map { name -> String in
+            let affinity = schema.affinity(ofColumn: schema.columnIndex(named: name)!)
+            return ", \(SQLIdentifier.quote(name)) \(affinity == .blob ? "" : affinity.rawValue)"
+        }.joined()
+        try db.execute(sql: "CREATE TEMP TABLE \(Self.deletedCandidates) (sqlimport_r INTEGER PRIMARY KEY\(scopeDefinitions))")
         let conditions = candidateConditions(schema)
         try db.execute(
             sql: "CREATE TEMP TRIGGER \(Self.deleteWatch) BEFORE DELETE ON \(quotedTable) "
                 + "WHEN old.\(rowidName) <= \(touched.startMax) AND old.\(rowidName) NOT IN (SELECT r FROM temp.\(Self.insertedRows)) "
-                + "BEGIN INSERT INTO \(Self.deletedCandidates) SELECT \(kept) FROM \(quotedTable) WHERE \(quotedTable).\(rowidName) = old.\(rowidName)"
+                + "BEGIN INSERT OR IGNORE INTO \(Self.deletedCandidates) SELECT \(kept) FROM \(quotedTable) WHERE \(quotedTable).\(rowidName) = old.\(rowidName)"
                 + (conditions.isEmpty ? "" : " AND " + conditions.joined(separator: " AND ")) + "; END")
         watchesInserts = true
     }
@@ -318,7 +325,9 @@ extension ImportRun {
         if watchesInserts {
             before += " AND \(rowid) NOT IN (SELECT r FROM temp.\(Self.insertedRows))"
             let gone = "temp.\(Self.deletedCandidates)"
-            deletedCandidates = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(gone) AS g" + (scopeMatch.map { " WHERE " + $0("g") } ?? "")) ?? 0
+            // Gone: not there now, or there as a row this run inserted with its rowid.
+            let reallyGone = "(g.sqlimport_r NOT IN (SELECT \(Self.rowidName(of: schema)) FROM \(quotedTable)) OR g.sqlimport_r IN (SELECT r FROM temp.\(Self.insertedRows)))"
+            deletedCandidates = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(gone) AS g WHERE \(reallyGone)" + (scopeMatch.map { " AND " + $0("g") } ?? "")) ?? 0
             // The deletion below is not the run's before the end.
             try db.execute(sql: "DROP TRIGGER IF EXISTS temp.\(Self.deleteWatch)")
         }
