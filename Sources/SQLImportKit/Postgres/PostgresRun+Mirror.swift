@@ -202,10 +202,11 @@ extension PostgresRun {
         let counted = try connection.query(
             "SELECT count(*), count(*) FILTER (WHERE NOT EXISTS (SELECT FROM sqlimport_seen AS s WHERE \(same("s")))) FROM \(schema.qualifiedName) AS t WHERE \(eligible)"
         ).first ?? []
-        // And the candidates tombstones deleted (but for a key a later record made again:
-        // counted above).
+        // And the candidates tombstones deleted, each key once (deleted, made again and
+        // deleted again is one row from before), but for a key a later record made again:
+        // counted above.
         let gone = try connection.query(
-            "SELECT count(*) FROM sqlimport_gone AS t WHERE \(eligible) AND NOT EXISTS (SELECT FROM \(schema.qualifiedName) AS n WHERE \(same("n")))"
+            "SELECT count(*) FROM (SELECT DISTINCT ON (\(keys.joined(separator: ", "))) * FROM sqlimport_gone) AS t WHERE \(eligible) AND NOT EXISTS (SELECT FROM \(schema.qualifiedName) AS n WHERE \(same("n")))"
         ).first?.first.flatMap { $0 }.flatMap { Int($0) } ?? 0
         let candidates = (Int(counted.first.flatMap { $0 } ?? "0") ?? 0) + gone
         let deletions = Int(counted.dropFirst().first.flatMap { $0 } ?? "0") ?? 0

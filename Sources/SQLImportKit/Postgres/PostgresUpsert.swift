@@ -219,16 +219,12 @@ struct PostgresUpsert {
         let row = "sqlimport_row"
         let keys = Set(keyColumns.map { $0.sqliteFolded })
         let assigned = columns.filter { !keys.contains($0.sqliteFolded) }
-        // The value a column is set to, from the proposed row (`EXCLUDED.`, or the
-        // staging table's `s.`).
-        let proposedValue: (String, String) -> String = { column, proposed in
-            policy == .coalesce ? "coalesce(\(proposed)\(q(column)), \(row).\(q(column)))" : "\(proposed)\(q(column))"
+        let newValue: (String) -> String = { column in
+            policy == .coalesce ? "coalesce(EXCLUDED.\(q(column)), \(row).\(q(column)))" : "EXCLUDED.\(q(column))"
         }
-        let newValue: (String) -> String = { proposedValue($0, "EXCLUDED.") }
         var newer = "TRUE"
-        var newerInStaging = "TRUE"
         var skipped = 0
-        var unchangedBefore: Int?
+        var sequencesBefore: (met: Int, passed: Int)?
         // The staged records of this round that meet a row (`s`, and the row as `row`).
         let metRows = predicate.map { "(SELECT * FROM \(table) WHERE (\($0)) IS TRUE)" } ?? table
         let meetingRows = """
@@ -247,7 +243,7 @@ struct PostgresUpsert {
             let arrivingInStaging = try input.map { "s.\(q($0))" }
                 ?? schema.defaultExpression(of: storedName, connection).flatMap { $0.contains("nextval(") ? nil : "(\($0))" } ?? "NULL"
             newer = "(\(stored) IS NULL OR \(arriving) >= \(stored))"
-            newerInStaging = "(\(stored) IS NULL OR \(arrivingInStaging) >= \(stored))"
+            let newerInStaging = "(\(stored) IS NULL OR \(arrivingInStaging) >= \(stored))"
             skipped = try count(connection, "SELECT count(*) \(meetingRows) AND \(newerInStaging) IS NOT TRUE")
         }
         let conflictClause = "ON CONFLICT (\(list(conflict)))" + (predicate.map { " WHERE \($0)" } ?? "")
@@ -264,16 +260,20 @@ struct PostgresUpsert {
             let comparable: (String, String) -> String = { column, value in
                 Self.comparesAsText(schema.column(named: column)?.type ?? "") ? "(\(value))::text" : value
             }
-            let changedFrom: (String) -> String = { proposed in
-                "(\(assigned.map { comparable($0, "\(row).\(q($0))") }.joined(separator: ", ")), NULL) IS DISTINCT FROM (\(assigned.map { comparable($0, proposedValue($0, proposed)) }.joined(separator: ", ")), NULL)"
-            }
-            let changed = changedFrom("EXCLUDED.")
+            let changed = "(\(assigned.map { comparable($0, "\(row).\(q($0))") }.joined(separator: ", ")), NULL) IS DISTINCT FROM (\(assigned.map { comparable($0, newValue($0)) }.joined(separator: ", ")), NULL)"
             var condition = "\(newer) AND \(changed)"
             if schema.hasBeforeRowTriggers {
                 // A BEFORE trigger that returns NULL leaves a record out of RETURNING, as
-                // the WHERE below leaves out an unchanged one: those that would be
-                // unchanged are counted first, so that the rest are counted `ignored`.
-                unchangedBefore = try count(connection, "SELECT count(*) \(meetingRows) AND \(newerInStaging) IS TRUE AND NOT (\(changedFrom("s.")))")
+                // the WHERE leaves out an unchanged one. So the WHERE counts, in two
+                // temporary sequences (CASE fixes the order), the records that met a row
+                // and those it let through to the update: those let through but not
+                // returned, and those that met no row and were not inserted, were left
+                // out by a trigger. (Comparing the staged values instead took a record a
+                // trigger normalizes, upper(v) say, for one left out.)
+                try connection.execute("CREATE TEMP SEQUENCE IF NOT EXISTS sqlimport_met")
+                try connection.execute("CREATE TEMP SEQUENCE IF NOT EXISTS sqlimport_passed")
+                condition = "CASE WHEN nextval('pg_temp.sqlimport_met') > 0 THEN (CASE WHEN \(condition) THEN nextval('pg_temp.sqlimport_passed') > 0 ELSE false END) END"
+                sequencesBefore = try sequenceValues(connection)
             }
             switch guardIdentity {
             case .primaryKey(let table, let input), .key(let table, let input):
@@ -294,11 +294,24 @@ struct PostgresUpsert {
             counts.skipped += records - returned.count
         } else {
             counts.skipped += skipped
-            let notWritten = records - returned.count - skipped
-            let unchanged = unchangedBefore.map { min($0, notWritten) } ?? notWritten
-            counts.unchanged += unchanged
-            counts.ignored += notWritten - unchanged
+            if let before = sequencesBefore {
+                let after = try sequenceValues(connection)
+                let met = after.met - before.met - 1
+                let passed = after.passed - before.passed - 1
+                let updated = returned.count - inserted
+                let unchanged = max(met - passed - skipped, 0)
+                counts.unchanged += unchanged
+                counts.ignored += (passed - updated) + (records - met - inserted)
+            } else {
+                counts.unchanged += records - returned.count - skipped
+            }
         }
+    }
+
+    /// The next values of the two sequences the WHERE of `upsert` counts with.
+    private func sequenceValues(_ connection: PostgresConnection) throws -> (met: Int, passed: Int) {
+        let row = try connection.query("SELECT nextval('pg_temp.sqlimport_met'), nextval('pg_temp.sqlimport_passed')").first ?? []
+        return (Int(row.first.flatMap { $0 } ?? "0") ?? 0, Int(row.dropFirst().first.flatMap { $0 } ?? "0") ?? 0)
     }
 
     /// Types whose equality calls two different spellings equal.
