@@ -393,6 +393,9 @@ import Testing
         #expect(positional.stderr.contains("positional ? parameter; name it"))
         let unknown = try TestSupport.run(["export", "--db", "app.db", "--query", "SELECT a FROM t WHERE a = :a", "--param", "b=1"], in: directory)
         #expect(unknown.stderr.contains("--param b: --query has no parameter :b (it has :a)"))
+        // The name as the query writes it: "has no parameter ::a (it has :a)" named no fix.
+        let prefixed = try TestSupport.run(["export", "--db", "app.db", "--query", "SELECT a FROM t WHERE a = :a", "--param", ":a=1"], in: directory)
+        #expect(prefixed.status == 64 && prefixed.stderr.contains("--param :a: give the name without its ':': --param a=VALUE"), "\(prefixed.stderr)")
     }
 
     @Test func everySubcommandTakesQuiet() throws {

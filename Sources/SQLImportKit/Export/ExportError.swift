@@ -53,6 +53,9 @@ public enum ExportError: Error, Equatable, CustomStringConvertible {
         case .positionalParameter:
             return "--query has a positional ? parameter; name it (WHERE updatedAt >= :since) and pass --param since=VALUE"
         case .unknownParameter(let name, let known):
+            if let first = name.first, ":@$".contains(first), known.contains(String(name.dropFirst())) {
+                return "--param \(name): give the name without its '\(first)': --param \(name.dropFirst())=VALUE"
+            }
             return "--param \(name): --query has no parameter :\(name) (" + (known.isEmpty ? "it has none" : "it has " + known.map { ":" + $0 }.joined(separator: ", ")) + ")"
         case .unboundPostgresParameter(let name):
             return "--query has :\(name), and no --param binds it; pass --param \(name)=VALUE (an array slice a[lo:hi] is written a[lo : hi])"
