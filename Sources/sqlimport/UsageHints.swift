@@ -16,7 +16,7 @@ enum UsageHints {
             return "the format is --format \(format.dropFirst(2)), or the output's name: -o FILE.\(format.dropFirst(2))"
         }
         if subcommand == "export", flags.contains("--gzip") || flags.contains("--gz") {
-            return "gzip is chosen by the output's name: -o FILE.jsonl.gz"
+            return "gzip is chosen by the output's name ending in .gz: -o FILE.jsonl.gz, or FILE.csv.gz"
         }
         // A database given where an argument goes: `export app.db items`, `snapshot app.db`.
         var expectsValue = false
@@ -26,7 +26,8 @@ enum UsageHints {
                 continue
             }
             if word.hasPrefix("-") {
-                expectsValue = !word.contains("=") && word.count > 2 && !["--force", "--quiet", "--help", "--progress"].contains(word)
+                // An option's value is no argument (`-o copy.db`); flags take none.
+                expectsValue = !word.contains("=") && !["--force", "--quiet", "-q", "--help", "-h", "--progress", "--zstd"].contains(word)
                 continue
             }
             if Self.looksLikeADatabase(word) && !flags.contains("--db") {

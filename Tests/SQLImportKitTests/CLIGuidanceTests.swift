@@ -55,7 +55,7 @@ import Testing
         (["restore", "copy.db", "s.sqlite.zst"], "copy.db looks like the database, which is given with --db: sqlimport restore SNAPSHOT --db copy.db"),
         (["export", "items", "--table", "items"], "export names the table as its argument: sqlimport export TABLE --db PATH"),
         (["export", "items", "--csv"], "the format is --format csv, or the output's name: -o FILE.csv"),
-        (["export", "items", "--gzip"], "gzip is chosen by the output's name: -o FILE.jsonl.gz"),
+        (["export", "items", "--gzip"], "gzip is chosen by the output's name ending in .gz: -o FILE.jsonl.gz, or FILE.csv.gz"),
     ])
     func aMistakeWithExportOrSnapshotIsAnsweredWithTheFix(_ arguments: [String], _ hint: String) throws {
         let directory = TestSupport.temporaryDirectory()
@@ -63,6 +63,17 @@ import Testing
         let result = try TestSupport.run(arguments, in: directory)
         #expect(result.status == 64)
         #expect(result.stderr.contains("hint: " + hint), "\(result.stderr)")
+    }
+
+    /// An output named like a database is no database given without --db (review: the
+    /// hint swapped them on any other mistake).
+    @Test func anOutputNamedLikeADatabaseGetsNoHint() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        for arguments in [["export", "t", "-o", "copy.db", "--bogus"], ["snapshot", "-o", "backup.sqlite", "--levl", "5"]] {
+            let result = try TestSupport.run(arguments, in: directory)
+            #expect(result.status == 64 && !result.stderr.contains("hint:"), "\(arguments): \(result.stderr)")
+        }
     }
 
     @Test func optionsBeforeASubcommandAreRefusedNamingTheOrder() throws {

@@ -54,6 +54,8 @@ import Testing
         (["export", "items", "--db", "folder"], 73),
         (["snapshot", "--db", "folder", "-o", "s.sqlite.zst"], 73),
         (["inspect", "items", "--db", "folder"], 73),
+        (["restore", "junk.sqlite.zst", "--db", "folder"], 73),
+        (["restore", "junk.sqlite.zst", "--db", "folder", "--force"], 73),
         (["help", "nope"], 64),
         (["help", "import", "nope"], 64),
         (["inspect", "nosuch"], 64),

@@ -44,11 +44,14 @@ public final class Restorer {
     }
 
     /// Restores the snapshot.
-    /// - Throws: `OutputError.alreadyExists` for an existing target without `force`,
+    /// - Throws: `OutputError.alreadyExists` for an existing target without `force`
+    ///   (`ExportError.databaseIsAFolder` for a folder, even with `force`),
     ///   `InputError` when the snapshot cannot be opened, `SnapshotError` when it is
     ///   damaged.
     public func run() throws -> RestoreSummary {
         let target = options.databasePath
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: target, isDirectory: &isFolder), isFolder.boolValue { throw ExportError.databaseIsAFolder(path: target) }
         if !options.force, FileManager.default.fileExists(atPath: target), !AtomicOutputFile.writesInPlace(target) {
             throw OutputError.alreadyExists(path: target, what: "databases")
         }
