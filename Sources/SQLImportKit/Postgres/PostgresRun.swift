@@ -230,6 +230,11 @@ final class PostgresRun {
             try deferIndexes(before: batch)
             try startKeyOrder()
         }
+        // A tombstone field first seen in a later batch (`prepareMirror` saw the first):
+        // its records were upserted, their rows kept (review).
+        if mirrorPrepared, tombstoneField == nil, let tombstone = options.mirror.tombstone {
+            tombstoneField = fieldNames.firstIndex { $0.sqliteFolded == tombstone.field.sqliteFolded }
+        }
         // Records an interrupted run committed are passed over (--resume).
         // (With --delete-missing they are applied again, unchanged, so that their rows
         // count as seen.)
