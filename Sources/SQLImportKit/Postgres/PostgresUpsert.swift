@@ -224,7 +224,7 @@ struct PostgresUpsert {
         }
         var newer = "TRUE"
         var skipped = 0
-        var sequencesBefore: (met: Int, passed: Int)?
+        var sequencesBefore: (met: Int, passed: Int, skipped: Int)?
         // The staged records of this round that meet a row (`s`, and the row as `row`).
         let metRows = predicate.map { "(SELECT * FROM \(table) WHERE (\($0)) IS TRUE)" } ?? table
         let meetingRows = """
@@ -270,9 +270,12 @@ struct PostgresUpsert {
                 // returned, and those that met no row and were not inserted, were left
                 // out by a trigger. (Comparing the staged values instead took a record a
                 // trigger normalizes, upper(v) say, for one left out.)
-                try connection.execute("CREATE TEMP SEQUENCE IF NOT EXISTS sqlimport_met")
-                try connection.execute("CREATE TEMP SEQUENCE IF NOT EXISTS sqlimport_passed")
-                condition = "CASE WHEN nextval('pg_temp.sqlimport_met') > 0 THEN (CASE WHEN \(condition) THEN nextval('pg_temp.sqlimport_passed') > 0 ELSE false END) END"
+                // (`newer` is judged there too: a trigger may set the column it compares.)
+                for name in ["sqlimport_met", "sqlimport_passed", "sqlimport_skipped"] {
+                    try connection.execute("CREATE TEMP SEQUENCE IF NOT EXISTS \(name)")
+                }
+                condition = "CASE WHEN nextval('pg_temp.sqlimport_met') > 0 THEN (CASE WHEN (\(newer)) IS NOT TRUE THEN nextval('pg_temp.sqlimport_skipped') < 0 "
+                    + "WHEN \(changed) THEN nextval('pg_temp.sqlimport_passed') > 0 ELSE false END) END"
                 sequencesBefore = try sequenceValues(connection)
             }
             switch guardIdentity {
@@ -293,25 +296,26 @@ struct PostgresUpsert {
         if policy == .ignore {
             counts.skipped += records - returned.count
         } else {
-            counts.skipped += skipped
             if let before = sequencesBefore {
                 let after = try sequenceValues(connection)
                 let met = after.met - before.met - 1
                 let passed = after.passed - before.passed - 1
-                let updated = returned.count - inserted
-                let unchanged = max(met - passed - skipped, 0)
-                counts.unchanged += unchanged
-                counts.ignored += (passed - updated) + (records - met - inserted)
+                let skippedThere = after.skipped - before.skipped - 1
+                counts.skipped += skippedThere
+                counts.unchanged += met - passed - skippedThere
+                counts.ignored += (passed - (returned.count - inserted)) + (records - met - inserted)
             } else {
+                counts.skipped += skipped
                 counts.unchanged += records - returned.count - skipped
             }
         }
     }
 
     /// The next values of the two sequences the WHERE of `upsert` counts with.
-    private func sequenceValues(_ connection: PostgresConnection) throws -> (met: Int, passed: Int) {
-        let row = try connection.query("SELECT nextval('pg_temp.sqlimport_met'), nextval('pg_temp.sqlimport_passed')").first ?? []
-        return (Int(row.first.flatMap { $0 } ?? "0") ?? 0, Int(row.dropFirst().first.flatMap { $0 } ?? "0") ?? 0)
+    private func sequenceValues(_ connection: PostgresConnection) throws -> (met: Int, passed: Int, skipped: Int) {
+        let row = try connection.query("SELECT nextval('pg_temp.sqlimport_met'), nextval('pg_temp.sqlimport_passed'), nextval('pg_temp.sqlimport_skipped')").first ?? []
+        let values = row.map { Int($0 ?? "0") ?? 0 } + [0, 0, 0]
+        return (values[0], values[1], values[2])
     }
 
     /// Types whose equality calls two different spellings equal.
