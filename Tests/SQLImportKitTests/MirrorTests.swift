@@ -183,6 +183,11 @@ import Testing
         #expect(guarded.status == 65 && guarded.stderr.contains("would delete 3 of 10 rows in scope (30.0%)"), "\(guarded.stderr)")
         let through = try run(locked, kept, lockedOptions + ["--max-delete", "30%"])
         #expect(through.status == 0 && through.deleted == 3 && through.candidates == 10 && through.rows == 7, "\(through)")
+        // A scope column named as the run's own table of deleted candidates names its
+        // rowid column (review: "duplicate column name", exit 70).
+        let clash = "CREATE TABLE items (id INTEGER PRIMARY KEY, sqlimport_r TEXT); INSERT INTO items VALUES (1, 'A'), (2, 'A'), (3, 'B');"
+        let scoped = try run(clash, [#"{"id":1,"sqlimport_r":"A"}"#], ["--table", "items", "--upsert", "id", "--scope", "sqlimport_r", "--max-delete", "100%"])
+        #expect(scoped.status == 0 && scoped.deleted == 1 && scoped.candidates == 2 && scoped.rows == 2, "\(scoped)")
     }
 
     @Test func anEmptyExportDeletesNothingUnlessAHundredPercentIsAllowed() throws {

@@ -77,7 +77,11 @@ extension ImportRun {
             let affinity = schema.affinity(ofColumn: schema.columnIndex(named: name)!)
             return ", \(SQLIdentifier.quote(name)) \(affinity == .blob ? "" : affinity.rawValue)"
         }.joined()
-        try db.execute(sql: "CREATE TEMP TABLE \(Self.deletedCandidates) (sqlimport_r INTEGER PRIMARY KEY\(scopeDefinitions))")
+        // (Its rowid column is named apart from the scope columns.)
+        var rowidColumn = "sqlimport_r"
+        while scope.contains(where: { $0.sqliteFolded == rowidColumn.sqliteFolded }) { rowidColumn += "_" }
+        deletedRowidColumn = rowidColumn
+        try db.execute(sql: "CREATE TEMP TABLE \(Self.deletedCandidates) (\(rowidColumn) INTEGER PRIMARY KEY\(scopeDefinitions))")
         let conditions = candidateConditions(schema)
         try db.execute(
             sql: "CREATE TEMP TRIGGER \(Self.deleteWatch) BEFORE DELETE ON \(quotedTable) "
@@ -326,7 +330,9 @@ extension ImportRun {
             before += " AND \(rowid) NOT IN (SELECT r FROM temp.\(Self.insertedRows))"
             let gone = "temp.\(Self.deletedCandidates)"
             // Gone: not there now, or there as a row this run inserted with its rowid.
-            let reallyGone = "(g.sqlimport_r NOT IN (SELECT \(Self.rowidName(of: schema)) FROM \(quotedTable)) OR g.sqlimport_r IN (SELECT r FROM temp.\(Self.insertedRows)))"
+            let rowidName = Self.rowidName(of: schema)
+            let r = "g.\(deletedRowidColumn)"
+            let reallyGone = "(NOT EXISTS (SELECT 1 FROM \(quotedTable) WHERE \(quotedTable).\(rowidName) = \(r)) OR \(r) IN (SELECT r FROM temp.\(Self.insertedRows)))"
             deletedCandidates = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(gone) AS g WHERE \(reallyGone)" + (scopeMatch.map { " AND " + $0("g") } ?? "")) ?? 0
             // The deletion below is not the run's before the end.
             try db.execute(sql: "DROP TRIGGER IF EXISTS temp.\(Self.deleteWatch)")
