@@ -264,13 +264,13 @@ struct PostgresUpsert {
             var condition = "\(newer) AND \(changed)"
             if schema.hasBeforeRowTriggers {
                 // A BEFORE trigger that returns NULL leaves a record out of RETURNING, as
-                // the WHERE leaves out an unchanged one. So the WHERE counts, in two
-                // temporary sequences (CASE fixes the order), the records that met a row
-                // and those it let through to the update: those let through but not
-                // returned, and those that met no row and were not inserted, were left
-                // out by a trigger. (Comparing the staged values instead took a record a
-                // trigger normalizes, upper(v) say, for one left out.)
-                // (`newer` is judged there too: a trigger may set the column it compares.)
+                // the WHERE leaves out an unchanged one. So the WHERE counts, in three
+                // temporary sequences (CASE fixes the order), the records that met a row,
+                // those `newer` skipped, and those it let through to the update: those
+                // let through but not returned, and those that met no row and were not
+                // inserted, were left out by a trigger. (Comparing the staged values
+                // instead took a record a trigger normalizes, upper(v) say, for one left
+                // out; and a trigger may set the column `newer` compares.)
                 for name in ["sqlimport_met", "sqlimport_passed", "sqlimport_skipped"] {
                     try connection.execute("CREATE TEMP SEQUENCE IF NOT EXISTS \(name)")
                 }
