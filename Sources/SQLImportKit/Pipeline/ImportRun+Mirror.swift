@@ -77,11 +77,7 @@ extension ImportRun {
             let affinity = schema.affinity(ofColumn: schema.columnIndex(named: name)!)
             return ", \(SQLIdentifier.quote(name)) \(affinity == .blob ? "" : affinity.rawValue)"
         }.joined()
-        // (Its rowid column is named apart from the scope columns.)
-        var rowidColumn = "sqlimport_r"
-        while scope.contains(where: { $0.sqliteFolded == rowidColumn.sqliteFolded }) { rowidColumn += "_" }
-        deletedRowidColumn = rowidColumn
-        try db.execute(sql: "CREATE TEMP TABLE \(Self.deletedCandidates) (\(rowidColumn) INTEGER PRIMARY KEY\(scopeDefinitions))")
+        try db.execute(sql: "CREATE TEMP TABLE \(Self.deletedCandidates) (\(Self.deletedRowidColumn(apartFrom: scope)) INTEGER PRIMARY KEY\(scopeDefinitions))")
         let conditions = candidateConditions(schema)
         try db.execute(
             sql: "CREATE TEMP TRIGGER \(Self.deleteWatch) BEFORE DELETE ON \(quotedTable) "
@@ -89,6 +85,14 @@ extension ImportRun {
                 + "BEGIN INSERT OR IGNORE INTO \(Self.deletedCandidates) SELECT \(kept) FROM \(quotedTable) WHERE \(quotedTable).\(rowidName) = old.\(rowidName)"
                 + (conditions.isEmpty ? "" : " AND " + conditions.joined(separator: " AND ")) + "; END")
         watchesInserts = true
+    }
+
+    /// The rowid column of the table of deleted candidates: named apart from the scope
+    /// columns it holds beside it.
+    static func deletedRowidColumn(apartFrom scope: [String]) -> String {
+        var name = "sqlimport_r"
+        while scope.contains(where: { $0.sqliteFolded == name.sqliteFolded }) { name += "_" }
+        return name
     }
 
     private func dropMirrorWatches() throws {
@@ -331,7 +335,7 @@ extension ImportRun {
             let gone = "temp.\(Self.deletedCandidates)"
             // Gone: not there now, or there as a row this run inserted with its rowid.
             let rowidName = Self.rowidName(of: schema)
-            let r = "g.\(deletedRowidColumn)"
+            let r = "g.\(Self.deletedRowidColumn(apartFrom: mirrorScopeColumns(schema)))"
             let reallyGone = "(NOT EXISTS (SELECT 1 FROM \(quotedTable) WHERE \(quotedTable).\(rowidName) = \(r)) OR \(r) IN (SELECT r FROM temp.\(Self.insertedRows)))"
             deletedCandidates = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(gone) AS g WHERE \(reallyGone)" + (scopeMatch.map { " AND " + $0("g") } ?? "")) ?? 0
             // The deletion below is not the run's before the end.

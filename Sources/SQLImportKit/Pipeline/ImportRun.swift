@@ -75,8 +75,6 @@ final class ImportRun {
     var tombstoneInput: Int?
     /// Whether the mirror's trigger watches inserts (`watchInsertsBelowStartMax`).
     var watchesInserts = false
-    /// The rowid column of the mirror's table of deleted candidates (`watchInsertsBelowStartMax`).
-    var deletedRowidColumn = "sqlimport_r"
     /// Table column of each mapped input column, by column number; nil when dropped.
     var tableColumnOfInput: [Int?] = []
 

@@ -225,6 +225,9 @@ struct PostgresUpsert {
         var newer = "TRUE"
         var skipped = 0
         var sequencesBefore: (met: Int, passed: Int, skipped: Int)?
+        // Whether the WHERE counts the outcomes (see below): a DO UPDATE on a table with
+        // BEFORE row triggers.
+        let countsInWhere = schema.hasBeforeRowTriggers && policy != .ignore && !assigned.isEmpty
         // The staged records of this round that meet a row (`s`, and the row as `row`).
         let metRows = predicate.map { "(SELECT * FROM \(table) WHERE (\($0)) IS TRUE)" } ?? table
         let meetingRows = """
@@ -244,7 +247,10 @@ struct PostgresUpsert {
                 ?? schema.defaultExpression(of: storedName, connection).flatMap { $0.contains("nextval(") ? nil : "(\($0))" } ?? "NULL"
             newer = "(\(stored) IS NULL OR \(arriving) >= \(stored))"
             let newerInStaging = "(\(stored) IS NULL OR \(arrivingInStaging) >= \(stored))"
-            skipped = try count(connection, "SELECT count(*) \(meetingRows) AND \(newerInStaging) IS NOT TRUE")
+            // (With BEFORE triggers the DO UPDATE's WHERE counts them: `countsInWhere`.)
+            if !countsInWhere {
+                skipped = try count(connection, "SELECT count(*) \(meetingRows) AND \(newerInStaging) IS NOT TRUE")
+            }
         }
         let conflictClause = "ON CONFLICT (\(list(conflict)))" + (predicate.map { " WHERE \($0)" } ?? "")
         let action: String
@@ -262,7 +268,7 @@ struct PostgresUpsert {
             }
             let changed = "(\(assigned.map { comparable($0, "\(row).\(q($0))") }.joined(separator: ", ")), NULL) IS DISTINCT FROM (\(assigned.map { comparable($0, newValue($0)) }.joined(separator: ", ")), NULL)"
             var condition = "\(newer) AND \(changed)"
-            if schema.hasBeforeRowTriggers {
+            if countsInWhere {
                 // A BEFORE trigger that returns NULL leaves a record out of RETURNING, as
                 // the WHERE leaves out an unchanged one. So the WHERE counts, in three
                 // temporary sequences (CASE fixes the order), the records that met a row,
