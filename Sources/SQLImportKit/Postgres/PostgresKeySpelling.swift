@@ -121,7 +121,10 @@ enum PostgresKeySpelling {
     /// `NaN` and the infinities are one spelling each, in any case.
     private static func numeric(_ text: UnsafeRawBufferPointer, precision: Int?, scale: Int?) -> [UInt8]? {
         var body = trimmed(text)
-        let word = String(decoding: body, as: UTF8.self).lowercased()
+        // A word only where a letter begins it (after a sign): no String per number.
+        let isLetter = { (byte: UInt8) in (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z") }
+        let signed = body.first == UInt8(ascii: "+") || body.first == UInt8(ascii: "-")
+        let word = body.dropFirst(signed ? 1 : 0).first.map(isLetter) == true ? String(decoding: body, as: UTF8.self).lowercased() : ""
         switch word {
         case "nan": return Array("NaN".utf8)
         case "inf", "infinity", "+inf", "+infinity": return precision == nil ? Array("Infinity".utf8) : nil
