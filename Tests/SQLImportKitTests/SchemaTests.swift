@@ -271,6 +271,24 @@ import Testing
         #expect(PartialPredicateFilter.notNullColumn(in: "remoteID IS NOT NULL AND x = 1") == nil)
     }
 
+    /// The conflict clauses a table declares, read past quotes, comments, sort orders and
+    /// column lists, each with the constraint it belongs to.
+    @Test func declaredConflictClausesAreReadWithTheirConstraints() {
+        func clauses(_ sql: String) -> [String] {
+            SQLText.conflictClauses(ofCreateTable: sql).map { "\($0.constraint.rawValue) \($0.resolution.rawValue)" }
+        }
+        #expect(clauses(#"CREATE TABLE "t" ("id" TEXT PRIMARY KEY NOT NULL ON CONFLICT REPLACE DEFAULT (uuid()), "title" TEXT NOT NULL DEFAULT '')"#) == ["NOT NULL REPLACE"])
+        #expect(clauses("CREATE TABLE t (id INTEGER PRIMARY KEY DESC ON CONFLICT ROLLBACK, e TEXT UNIQUE ON CONFLICT REPLACE, v DEFAULT NULL UNIQUE on conflict ignore)")
+            == ["PRIMARY KEY ROLLBACK", "UNIQUE REPLACE", "UNIQUE IGNORE"])
+        #expect(clauses("CREATE TABLE t (a, b, \"on conflict replace\" TEXT, -- UNIQUE ON CONFLICT REPLACE\n c CHECK (c <> 'ON CONFLICT REPLACE'), UNIQUE (a, \"b\") ON CONFLICT REPLACE, PRIMARY KEY (a) ON CONFLICT FAIL, FOREIGN KEY (b) REFERENCES p (x) ON DELETE CASCADE)")
+            == ["UNIQUE REPLACE", "PRIMARY KEY FAIL"])
+        #expect(clauses("CREATE TABLE t (a /* UNIQUE ON CONFLICT REPLACE */ TEXT)").isEmpty)
+        let overridden = SQLText.conflictClauses(ofCreateTable: "CREATE TABLE t (a UNIQUE ON CONFLICT REPLACE)").map(\.isOverridden)
+        #expect(overridden == [true])
+        let kept = SQLText.conflictClauses(ofCreateTable: "CREATE TABLE t (a NOT NULL ON CONFLICT REPLACE, b UNIQUE ON CONFLICT IGNORE, c UNIQUE ON CONFLICT FAIL)").map(\.isOverridden)
+        #expect(kept == [false, false, false])
+    }
+
     /// Any predicate works, not only `IS NOT NULL`: SQLite evaluates it on the record.
     @Test(arguments: [WriteStrategyKind.cached, .multirow])
     func generalPartialPredicateIsCopiedAndCounted(_ strategy: WriteStrategyKind) throws {

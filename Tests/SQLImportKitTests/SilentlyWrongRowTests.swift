@@ -537,4 +537,45 @@ import Testing
         #expect(run.status == 0, "\(run.stderr)")
         #expect(try work.value("SELECT group_concat(v, '') FROM (SELECT v FROM t ORDER BY v)") == "xyz")
     }
+
+    /// A table's own `UNIQUE ... ON CONFLICT REPLACE` made an insert whose second key
+    /// another row holds delete that row, with exit 0 and no count: the record was
+    /// counted inserted and the row it displaced was gone (an update of the same record
+    /// was refused, SQLite's `DO UPDATE` aborting). `ON CONFLICT ROLLBACK` ended the
+    /// run's transaction, so `--on-error skip` stopped the run, and the multi-row
+    /// strategy named another record. Both are now refused as the record's own error,
+    /// every strategy alike.
+    @Test(arguments: ["typed", "cached", "multirow"])
+    func aTablesOwnReplaceOrRollbackNeverDeletesARowOrEndsTheRun(_ strategy: String) throws {
+        // nycflights13's planes, each given a random UUID id, keyed by id; the app's table
+        // also keeps each tail number once.
+        let planes = try String(contentsOf: TestSupport.fixtures.appendingPathComponent("real/planes.csv"), encoding: .utf8)
+            .split(separator: "\n").dropFirst().prefix(601).map { $0.split(separator: ",", omittingEmptySubsequences: false) }
+        var lines = planes.prefix(600).map { #"{"id":"\#(UUID().uuidString.lowercased())","tailnum":"\#($0[0])","year":"\#($0[1])","model":"\#($0[4])"}"# }
+        // Line 301: a new plane that repeats the tail number of the stored one.
+        lines.insert(#"{"id":"\#(UUID().uuidString.lowercased())","tailnum":"\#(planes[600][0])","year":"2020","model":"A321"}"#, at: 300)
+        for resolution in ["REPLACE", "ROLLBACK"] {
+            let work = Workspace()
+            defer { work.cleanUp() }
+            try work.schema("""
+                CREATE TABLE planes (id TEXT PRIMARY KEY NOT NULL ON CONFLICT REPLACE DEFAULT (lower(hex(randomblob(16)))),
+                  tailnum TEXT UNIQUE ON CONFLICT \(resolution), year INTEGER, model TEXT);
+                INSERT INTO planes VALUES ('stored', '\(planes[600][0])', 2004, 'EMB-145XR');
+                """)
+            _ = TestSupport.write(lines.joined(separator: "\n") + "\n" + #"{"tailnum":"NEW1","year":2021,"model":"X"}"# + "\n", to: work.directory.appendingPathComponent("in.jsonl"))
+            let refused = try work.run(["in.jsonl", "--table", "planes", "--upsert", "id", "--strategy", strategy, "--null-key", "insert"])
+            #expect(refused.status == 65, "\(resolution) \(strategy): \(refused.stderr)")
+            #expect(refused.stderr.contains("in.jsonl:301") && refused.stderr.contains("UNIQUE constraint failed: planes.tailnum"), "\(refused.stderr)")
+            #expect(refused.stderr.contains("declares UNIQUE ON CONFLICT \(resolution)"), "\(refused.stderr)")
+            #expect(try work.value("SELECT group_concat(id) FROM planes") == "stored")
+            let skipped = try work.run(["in.jsonl", "--table", "planes", "--upsert", "id", "--strategy", strategy, "--null-key", "insert", "--on-error", "skip"])
+            #expect(skipped.status == 2, "\(resolution) \(strategy): \(skipped.stderr)")
+            let counts = try work.counts()
+            #expect(counts["rejected"] == 1 && counts["inserted"] == 601, "\(resolution) \(strategy): \(counts)")
+            #expect(try work.value("SELECT count(*) FROM planes") == 602)
+            #expect(try work.value("SELECT year FROM planes WHERE id = 'stored'") == 2004)
+            // A record without an id still gets the id column's default.
+            #expect(try work.value("SELECT length(id) FROM planes WHERE tailnum = 'NEW1'") == 32)
+        }
+    }
 }

@@ -45,6 +45,14 @@ public struct TableSchema: Sendable, Codable {
     public var isStrict: Bool
     public var isWithoutRowid: Bool
     public var uniqueKeys: [UniqueKey]
+    /// The `ON CONFLICT` clauses of the table's constraints (`SQLText.conflictClauses`).
+    package var conflictClauses: [DeclaredConflictClause] = []
+
+    /// Whether the run's inserts say `INSERT OR ABORT`, overriding a constraint's `ON
+    /// CONFLICT REPLACE` on a key (it would delete the other row that holds the key) or
+    /// `ON CONFLICT ROLLBACK` (it would end the run's transaction); see
+    /// `DeclaredConflictClause.isOverridden`.
+    package var overridesDeclaredConflictClauses: Bool { conflictClauses.contains(where: \.isOverridden) }
 
     public var primaryKey: [String] {
         columns.filter { $0.primaryKeyPosition > 0 }.sorted { $0.primaryKeyPosition < $1.primaryKeyPosition }.map(\.name)
@@ -121,6 +129,8 @@ public struct TableSchema: Sendable, Codable {
         var schema = TableSchema(
             name: table, columns: columns, isStrict: listing["strict"], isWithoutRowid: listing["wr"], uniqueKeys: [])
         schema.uniqueKeys = try readUniqueKeys(db, schema: schema)
+        let sql = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?", arguments: [table])
+        schema.conflictClauses = sql.map(SQLText.conflictClauses(ofCreateTable:)) ?? []
         return schema
     }
 

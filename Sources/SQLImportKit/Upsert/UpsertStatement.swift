@@ -49,6 +49,9 @@ package struct UpsertStatement: Sendable {
     /// Columns (lowercased) `SET` assigns from the record under every policy: enum case
     /// columns, which `coalesce` must still clear (`EnumGroup`).
     let replacedColumns: Set<NameKey>
+    /// `INSERT OR ABORT`: the table declares a conflict clause sqlimport overrides
+    /// (`TableSchema.overridesDeclaredConflictClauses`).
+    let abortsOtherConflicts: Bool
     /// The conflicting row's rowid as the statement names it (`"items"._rowid_`), passed
     /// to `sqlimport_outcome` last, or `NULL` for a WITHOUT ROWID table.
     let rowidExpression: String
@@ -67,9 +70,10 @@ package struct UpsertStatement: Sendable {
     package init(
         table: String, columns: [String], target: ConflictTarget?, policy: MergePolicy, guardable: Set<NameKey> = [],
         mayReorderKeyClauses: Bool = false, typelessColumns: Set<NameKey> = [], rowidName: String? = nil,
-        replacedColumns: Set<NameKey> = []
+        replacedColumns: Set<NameKey> = [], abortsOtherConflicts: Bool = false
     ) {
         self.table = table
+        self.abortsOtherConflicts = abortsOtherConflicts
         self.replacedColumns = replacedColumns
         self.columns = columns
         self.target = target
@@ -93,7 +97,7 @@ package struct UpsertStatement: Sendable {
             fallback = UpsertStatementFallback(
                 UpsertStatement(
                     table: table, columns: columns, target: target, policy: policy, typelessColumns: typelessColumns, rowidName: rowidName,
-                    replacedColumns: replacedColumns))
+                    replacedColumns: replacedColumns, abortsOtherConflicts: abortsOtherConflicts))
         }
     }
 
@@ -109,7 +113,7 @@ package struct UpsertStatement: Sendable {
 
     /// The statement for `rowCount` records: `VALUES (...), (...)`.
     package func sql(rowCount: Int = 1) -> String {
-        var sql = "INSERT INTO \(SQLIdentifier.quote(table)) (\(SQLIdentifier.quoteList(columns))) VALUES "
+        var sql = (abortsOtherConflicts ? "INSERT OR ABORT INTO " : "INSERT INTO ") + "\(SQLIdentifier.quote(table)) (\(SQLIdentifier.quoteList(columns))) VALUES "
         let tuple = "(" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
         sql.reserveCapacity(sql.utf8.count + rowCount * (tuple.utf8.count + 2) + 512)
         for row in 0 ..< rowCount {

@@ -49,7 +49,7 @@ final class RowShape {
         statement = UpsertStatement(
             table: schema.name, columns: names, target: target, policy: policy, guardable: guardable,
             mayReorderKeyClauses: mayReorderKeyClauses, typelessColumns: Set(typeless), rowidName: rowidName,
-            replacedColumns: replacedColumns)
+            replacedColumns: replacedColumns, abortsOtherConflicts: schema.overridesDeclaredConflictClauses)
     }
 
     func finalize() {

@@ -17,6 +17,10 @@ public struct WriteError: Error, Sendable, CustomStringConvertible {
         /// The deferred unique indexes of a first load, built at the record's conflict,
         /// refuse rows inserted before it.
         case deferredUniqueIndex(String)
+        /// SQLite refused the row on a constraint of a table that declares conflict
+        /// clauses sqlimport overrides with `INSERT OR ABORT` (`declared`, e.g. `UNIQUE
+        /// ON CONFLICT REPLACE`; see `DeclaredConflictClause.isOverridden`).
+        case overriddenConflictClause(message: String, declared: [String])
         /// `--duplicate-keys error`: the record's key (described, or empty) is that of a
         /// row the run wrote.
         case repeatedKey(key: String)
@@ -69,6 +73,14 @@ public struct WriteError: Error, Sendable, CustomStringConvertible {
         switch reason {
         case .sqlite(_, let message):
             return "\(position): SQLite refused the record: \(message)\(valuesText)"
+        case .overriddenConflictClause(let message, let declared):
+            var effects: [String] = []
+            if declared.contains(where: { $0.hasSuffix("REPLACE") }) { effects.append("a REPLACE would delete the other row that holds the value, a row the input does not name") }
+            if declared.contains(where: { $0.hasSuffix("ROLLBACK") }) { effects.append("a ROLLBACK would undo the whole run") }
+            let fix = message.hasPrefix("NOT NULL")
+                ? "give that field a value, or leave it out of the record so that the column's default fills it"
+                : "change the record, change or delete the row that holds the value first, or upsert on that key (--upsert COLUMNS)"
+            return "\(position): SQLite refused the record: \(message)\(valuesText). The table declares \(declared.joined(separator: " and ")), which sqlimport's inserts override with ABORT (\(effects.joined(separator: "; "))); \(fix)"
         case .notRepresentable(let column, let value, let why):
             return "\(position): field \(SQLIdentifier.quote(column)) = \(value) \(why)"
         case .typeMismatch(let column, let expected, let value):

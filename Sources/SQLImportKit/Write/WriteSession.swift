@@ -584,6 +584,13 @@ final class WriteSession {
         where failure.message.contains("\(schema.name).\(column)") {
             values.append((column, describe(batch.cell(row: row, column: shape.inputColumns[position]), batch)))
         }
+        if schema.overridesDeclaredConflictClauses, failure.code & 0xFF == SQLITE_CONSTRAINT,
+            failure.message.hasPrefix("UNIQUE constraint failed") || failure.message.hasPrefix("NOT NULL constraint failed")
+        {
+            let declared = schema.conflictClauses.filter(\.isOverridden).map { "\($0.constraint.rawValue) ON CONFLICT \($0.resolution.rawValue)" }
+            return WriteError(
+                position: position, reason: .overriddenConflictClause(message: failure.message, declared: Array(Set(declared)).sorted()), values: values)
+        }
         return WriteError(position: position, reason: .sqlite(code: failure.code, message: failure.message), values: values)
     }
 
