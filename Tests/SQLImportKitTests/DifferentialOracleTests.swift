@@ -185,6 +185,32 @@ import Testing
             record: { random in
                 [("id", .text("c\(Int.random(in: 0 ..< 20, using: &random))")), ("parent_id", .int(Int64.random(in: 1 ... 3, using: &random))), ("v", .text(pick(["u", "w"], &random)))]
             }),
+        // The table is the parent of a NO ACTION foreign key on a second unique key, which
+        // SQLite checks at the end of each statement: records that move a referred code
+        // from one row to another only satisfy it together, and must each fail alone.
+        Shape(
+            name: "parent of a NO ACTION foreign key",
+            schema: """
+                CREATE TABLE t (id TEXT PRIMARY KEY, code TEXT UNIQUE, v INTEGER);
+                INSERT INTO t VALUES ('p0', 'k0', 0), ('p1', 'k1', 0), ('p2', 'k2', 0), ('p3', 'k3', 0);
+                CREATE TABLE child (n INTEGER PRIMARY KEY, code TEXT REFERENCES t (code));
+                INSERT INTO child (code) VALUES ('k0'), ('k1'), ('k2');
+                """,
+            target: ["id"], primaryKey: nil, produces: ["rejected", "updated"],
+            record: { random in
+                [("id", .text("p\(Int.random(in: 0 ..< 6, using: &random))")), ("code", .text("k\(Int.random(in: 0 ..< 7, using: &random))")),
+                 ("v", .int(Int64.random(in: 0 ... 2, using: &random)))]
+            }),
+        // A foreign key from the table to itself: a child before its parent in one
+        // statement passes SQLite's check at the statement's end, and fails alone.
+        Shape(
+            name: "foreign key to itself",
+            schema: "CREATE TABLE t (id TEXT PRIMARY KEY, parent TEXT REFERENCES t (id), v INTEGER);",
+            target: ["id"], primaryKey: nil, produces: ["rejected", "updated"],
+            record: { random in
+                let parent: Value = Int.random(in: 0 ..< 3, using: &random) == 0 ? .null : .text("n\(Int.random(in: 0 ..< 30, using: &random))")
+                return [("id", .text("n\(Int.random(in: 0 ..< 30, using: &random))")), ("parent", parent), ("v", .int(Int64.random(in: 0 ... 2, using: &random)))]
+            }),
     ]
 
     /// The reference: one plain upsert per record, in its own savepoint, with the rules

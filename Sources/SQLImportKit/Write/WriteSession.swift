@@ -49,7 +49,8 @@ final class WriteSession {
     /// The database has a trigger, which sees each write: records keep their input order.
     let hasTriggers: Bool
     /// 1 when a trigger may `RAISE(IGNORE)` an update, which only a statement of one
-    /// record can count exactly (`account`); nil otherwise.
+    /// record can count exactly (`account`), or when a foreign key's check at the end of
+    /// a statement could pass a record that fails on its own; nil otherwise.
     let recordsPerStatementLimit: Int?
     /// How statements name the conflicting row's rowid (`_rowid_`, `rowid` or `oid`,
     /// whichever no column shadows), nil for a WITHOUT ROWID table.
@@ -86,7 +87,19 @@ final class WriteSession {
             """)) ?? ["RAISE(IGNORE)"]
         let failColumns = (try? Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND sql LIKE '%FAIL%')")) ?? true
         hasTriggers = !triggers.isEmpty
-        recordsPerStatementLimit = triggers.contains { $0.range(of: "RAISE") != nil && $0.range(of: "IGNORE") != nil } ? 1 : nil
+        // SQLite checks an immediate foreign key at the end of each statement, so a
+        // statement of several records may pass where one upsert per record fails: a
+        // record that takes a parent key from a row children refer to while a later one
+        // gives it to another row, a child before its parent in one table, or a
+        // trigger's write that a later record's makes valid. Such tables get one record
+        // per statement. (`RESTRICT`, `CASCADE` and `SET NULL` act on each row at once.)
+        let foreignKeysSeeStatements = (try? Bool.fetchOne(db, sql: """
+            SELECT (SELECT foreign_keys FROM pragma_foreign_keys) AND EXISTS (
+              SELECT 1 FROM sqlite_schema AS s, pragma_foreign_key_list(s.name) AS f WHERE s.type = 'table' AND (?2
+                OR f."table" = ?1 COLLATE NOCASE AND (s.name = ?1 COLLATE NOCASE OR upper(f.on_update) IN ('NO ACTION', 'SET DEFAULT'))))
+            """, arguments: [schema.name, !triggers.isEmpty])) ?? true
+        let raisesIgnore = triggers.contains { $0.range(of: "RAISE") != nil && $0.range(of: "IGNORE") != nil }
+        recordsPerStatementLimit = raisesIgnore || foreignKeysSeeStatements ? 1 : nil
         usesSavepoints = hasTriggers || failColumns
         if let predicate = target?.predicate {
             partialFilter = PartialPredicateFilter(predicate: predicate, table: schema.name)
