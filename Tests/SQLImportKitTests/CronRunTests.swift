@@ -147,6 +147,52 @@ import Testing
         #expect(again.status == 0, "\(again.stderr)")
     }
 
+    /// Two nights of `a.csv b.csv` (palmerpenguins, random UUID keys): the second stops
+    /// inside `a.csv`, and its --resume skipped all of `b.csv`, because the log still held
+    /// the first night's entry for it, finished and unchanged; `b.csv`'s values were
+    /// never applied, with exit 2 and `resumedRecords` counting the first night's
+    /// records. A run that starts afresh now forgets its inputs' old entries. An input
+    /// given twice resumed its second reading at the first one's offset: refused. A
+    /// changed input without --upsert named --strict-resume, which was not given.
+    @Test func aResumeSkipsOnlyWhatTheInterruptedRunCommitted() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let database = directory.appendingPathComponent("app.db").path
+        try TestSupport.createDatabase(database, schema: "CREATE TABLE penguins (id TEXT PRIMARY KEY, species TEXT, island TEXT, mass INTEGER) STRICT;")
+        let penguins = try String(contentsOf: TestSupport.fixtures.appendingPathComponent("real/penguins.csv"), encoding: .utf8)
+            .split(separator: "\n").dropFirst().prefix(120).map { $0.split(separator: ",", omittingEmptySubsequences: false) }
+        let ids = penguins.map { _ in UUID().uuidString.lowercased() }
+        func csv(_ mass: (Int) -> String) -> String {
+            "id,species,island,mass\n" + penguins.indices.map { "\(ids[$0]),\(penguins[$0][0]),\(penguins[$0][1]),\(mass($0))" }.joined(separator: "\n") + "\n"
+        }
+        let a = TestSupport.write(csv { _ in "1" }, to: directory.appendingPathComponent("a.csv"))
+        _ = TestSupport.write(csv { "\(1000 + $0)" }, to: directory.appendingPathComponent("b.csv"))
+        let run = ["a.csv", "b.csv", "--db", database, "--table", "penguins", "--upsert", "id", "--commit-every", "20", "--resume"]
+        #expect(try TestSupport.run(run, in: directory).status == 0)
+        // Tonight's a.csv holds a bad record on line 91, after four checkpoints.
+        _ = TestSupport.write(csv { $0 == 89 ? "oops" : "2" }, to: URL(fileURLWithPath: a))
+        let stopped = try TestSupport.run(run, in: directory)
+        #expect(stopped.status == 65 && stopped.stderr.contains("a.csv:91"), "\(stopped.stderr)")
+        let resumed = try TestSupport.run(run + ["--on-error", "skip", "--report", "-"], in: directory)
+        #expect(resumed.status == 2, "\(resumed.stderr)")
+        let report = try JSONSerialization.jsonObject(with: Data(resumed.stdout.utf8)) as! [String: Any]
+        #expect(report["resumedRecords"] as? Int == 80, "\(report)")
+        let masses = try DatabaseQueue(path: database).read { try Int.fetchAll($0, sql: "SELECT mass FROM penguins ORDER BY mass") }
+        #expect(masses == Array(1000 ..< 1120), "\(masses.prefix(5))")
+
+        let twice = try TestSupport.run(["a.csv", "b.csv", "a.csv"] + run.dropFirst(2), in: directory)
+        #expect(twice.status == 64 && twice.stderr.contains("a.csv is given twice"), "\(twice.stderr)")
+
+        // Without --upsert a changed input cannot start over: the fix is --upsert.
+        _ = TestSupport.write(csv { $0 == 50 ? "oops" : "3" }, to: URL(fileURLWithPath: a))
+        let plain = ["a.csv", "--db", database, "--table", "penguins", "--commit-every", "20", "--resume"]
+        try DatabaseQueue(path: database).write { try $0.execute(sql: "DELETE FROM penguins; DELETE FROM _sqlimport_runs") }
+        #expect(try TestSupport.run(plain, in: directory).status == 65)
+        _ = TestSupport.write(csv { _ in "4" }, to: URL(fileURLWithPath: a))
+        let changed = try TestSupport.run(plain, in: directory)
+        #expect(changed.status == 65 && changed.stderr.contains("pass --upsert COLUMNS") && !changed.stderr.contains("strict-resume"), "\(changed.stderr)")
+    }
+
     /// SIGTERM, and SIGHUP (a closed terminal or ssh session), which used to kill the run
     /// at once: SQLite's journal kept the database safe, but nothing said so, and export
     /// and snapshot left their temporary files.

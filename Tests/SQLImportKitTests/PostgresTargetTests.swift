@@ -907,6 +907,26 @@ import Testing
         }
     }
 
+    /// A --resume after a second night's run stopped inside `a.jsonl` skipped `b.jsonl`,
+    /// whose finished entry was the first night's. As on SQLite
+    /// (`CronRunTests.aResumeSkipsOnlyWhatTheInterruptedRunCommitted`).
+    @Test func aResumeSkipsOnlyWhatTheInterruptedRunCommittedAsOnSQLite() throws {
+        let url = try PostgresServer.database(schema: Self.schemaName(#function), setUp: "CREATE TABLE t (id text PRIMARY KEY, n integer);")
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let ids = (0 ..< 6).map { _ in UUID().uuidString.lowercased() }
+        func jsonl(_ n: (Int) -> String) -> String { ids.indices.map { #"{"id":"\#(ids[$0])","n":\#(n($0))}"# + "\n" }.joined() }
+        TestSupport.write(jsonl { _ in "1" }, to: directory.appendingPathComponent("a.jsonl"))
+        TestSupport.write(jsonl { "\(10 + $0)" }, to: directory.appendingPathComponent("b.jsonl"))
+        let run = ["a.jsonl", "b.jsonl", "--db", url, "--table", "t", "--upsert", "id", "--commit-every", "2", "--resume"]
+        #expect(try TestSupport.run(run, in: directory).status == 0)
+        TestSupport.write(jsonl { $0 == 4 ? #""oops""# : "2" }, to: directory.appendingPathComponent("a.jsonl"))
+        #expect(try TestSupport.run(run, in: directory).status == 65)
+        let resumed = try TestSupport.run(run + ["--on-error", "skip"], in: directory)
+        #expect(resumed.status == 2, "\(resumed.stderr)")
+        #expect(try PostgresServer.query(url, "SELECT string_agg(n::text, ',' ORDER BY n) FROM t") == "10,11,12,13,14,15\n")
+    }
+
     /// `numbersKeptAsText` counted every big number read: those of records PostgreSQL
     /// refused, and again those of the records a resumed run skips. It counts the
     /// numbers written, as on SQLite (`SilentlyWrongRowTests`).

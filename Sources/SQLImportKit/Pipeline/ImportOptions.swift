@@ -182,7 +182,9 @@ public enum ImportError: Error, Sendable, CustomStringConvertible {
     /// The run was stopped by a signal; the open transaction was rolled back.
     case interrupted(signal: Int32)
     case tooManyRejects(limit: Int, last: String)
-    case inputChangedSinceInterruptedRun(path: String)
+    /// `strict`: `--strict-resume` stopped the run; else the run has no `--upsert`, so
+    /// reading the input again would insert its records twice.
+    case inputChangedSinceInterruptedRun(path: String, strict: Bool)
 
     public var description: String {
         switch self {
@@ -200,8 +202,12 @@ public enum ImportError: Error, Sendable, CustomStringConvertible {
             return "interrupted by signal \(signal); the open transaction was rolled back (with --commit-every, what was committed stays: re-run with --resume)"
         case .tooManyRejects(let limit, let last):
             return "more than \(limit) records were rejected (--max-errors \(limit)); the run was rolled back. Last: \(last)"
-        case .inputChangedSinceInterruptedRun(let path):
-            return "\(path) has changed since the interrupted run (its size, time, inode or checksum differ), and --strict-resume was given; re-run without --strict-resume to import it from its first record (upserts are idempotent)"
+        case .inputChangedSinceInterruptedRun(let path, let strict):
+            let changed = "\(path) has changed since the interrupted run (its size, time, inode or checksum differ)"
+            if strict {
+                return "\(changed), and --strict-resume was given; re-run without --strict-resume to import it from its first record (upserts are idempotent)"
+            }
+            return "\(changed), and without --upsert reading it again from its first record would insert the records the interrupted run committed a second time; pass --upsert COLUMNS so that they update their rows instead"
         }
     }
 }

@@ -96,6 +96,13 @@ struct RunLog {
         return result
     }
 
+    static func forget(_ db: Database, target: String, paths: [String]) throws {
+        guard !paths.isEmpty, try db.tableExists(table) else { return }
+        try db.execute(
+            sql: "DELETE FROM \(table) WHERE target = ? AND path IN (\(paths.map { _ in "?" }.joined(separator: ", ")))",
+            arguments: StatementArguments([target] + paths))
+    }
+
     static func save(_ db: Database, target: String, path: String, entry: Entry) throws {
         try db.execute(
             sql: """
@@ -142,7 +149,9 @@ extension RunLog {
         guard let entry else { return .fresh }
         guard entry.fingerprint == fingerprint else {
             // Without --upsert, records applied again would be inserted again.
-            if options.strictResume || options.upsert == nil { throw ImportError.inputChangedSinceInterruptedRun(path: path) }
+            if options.strictResume || options.upsert == nil {
+                throw ImportError.inputChangedSinceInterruptedRun(path: path, strict: options.strictResume)
+            }
             return .restart(warning:
                 "--resume: \(path) has changed since the interrupted run (its size, time, inode or checksum differ), so it was imported from its first record; pass --strict-resume to stop instead")
         }
@@ -164,6 +173,9 @@ protocol CheckpointingRun: AnyObject {
     var rejectsFile: RejectsFile? { get set }
     /// The counts the last commit kept (what a failed run reports).
     var countsAtLastCommit: OutcomeCounts { get set }
+    /// Removes the log's entries for `paths`: a run that starts afresh supersedes what
+    /// earlier runs recorded of its inputs, in its own transaction.
+    func forgetProgress(of paths: [String]) throws
     /// Records input `input`'s progress in the log (nothing without `--commit-every`).
     func saveProgress(input: Int, offset: Int64, finished: Bool) throws
 }
@@ -172,12 +184,23 @@ extension CheckpointingRun {
     /// Fingerprints the inputs and decides, from the log's `entries` for `table`, whether
     /// this run continues an interrupted one.
     func prepareResume(entries: [String: RunLog.Entry], table: String) throws {
+        // The log keeps one entry per path: an input given twice would resume its second
+        // reading from the first one's offset.
+        var seen = Set<String>()
+        for path in options.inputs where path != "-" && !seen.insert(path).inserted {
+            throw ImportError.conflictingOptions(
+                "\(path) is given twice; with --commit-every each input may be given once (its progress is kept by path): run the import twice instead")
+        }
         for (index, path) in options.inputs.enumerated() where path != "-" {
             fingerprints[index] = try RunLog.Fingerprint(path: path)
         }
         let (resumed, warning) = RunLog.entriesToResume(entries, options: options, table: table)
         resumeEntries = resumed
         if let warning { summary.warnings.append(warning) }
+        // An entry of an earlier, finished run is not this run's progress: left in place,
+        // it would make `--resume` after this run's interruption skip an input this run
+        // never reached.
+        if resumed.isEmpty { try forgetProgress(of: Array(seen)) }
         // A changed input that stops the run stops it here, before `--rejects` is opened
         // (which keeps only the lines of the inputs resumed, and emptied the file).
         for (index, path) in options.inputs.enumerated() {
