@@ -289,6 +289,18 @@ import Testing
         #expect(kept == [false, false, false])
     }
 
+    /// Generated columns' expressions, read past quotes, comments, nested parentheses and
+    /// table constraints.
+    @Test func generatedColumnExpressionsAreReadByColumn() {
+        let columns = SQLText.generatedColumns(ofCreateTable: """
+            CREATE TABLE "t (x" (id INTEGER PRIMARY KEY, "a, b" TEXT DEFAULT ('AS (no)'), -- AS (comment)
+              live INT GENERATED ALWAYS AS (coalesce("a, b", 'x') = ')' AND (1 + 2) > 0) VIRTUAL,
+              [up] AS (upper(live)) STORED, `n``q` AS(1), CHECK (id AS_IS > 0), UNIQUE (live))
+            """)
+        #expect(columns.map(\.name) == ["live", "up", "n`q"])
+        #expect(columns.map(\.expression) == [#"coalesce("a, b", 'x') = ')' AND (1 + 2) > 0"#, "upper(live)", "1"])
+    }
+
     /// Any predicate works, not only `IS NOT NULL`: SQLite evaluates it on the record.
     @Test(arguments: [WriteStrategyKind.cached, .multirow])
     func generalPartialPredicateIsCopiedAndCounted(_ strategy: WriteStrategyKind) throws {

@@ -578,4 +578,42 @@ import Testing
             #expect(try work.value("SELECT length(id) FROM planes WHERE tailnum = 'NEW1'") == 32)
         }
     }
+
+    /// A partial index whose predicate names a generated column (`WHERE live`, `live AS
+    /// (deleted = 0)`), or a column the input omits whose DEFAULT is `CURRENT_TIMESTAMP`
+    /// (`WHERE ts IS NOT NULL`), judged every record outside it: exit 65 naming a false
+    /// reason, valid records set aside under `--null-key skip`, wrong counts, and a first
+    /// load refused at its deferred index. The predicate is judged on the row SQLite
+    /// would store, generated columns and defaults included.
+    @Test(arguments: ["typed", "cached", "multirow"])
+    func aPartialPredicateOnAGeneratedColumnOrADefaultIsJudgedOnTheStoredRow(_ strategy: String) throws {
+        let records = [
+            #"{"id":"\#(UUID().uuidString)","lib":1,"rid":"r","v":1}"#, #"{"id":"\#(UUID().uuidString)","lib":1,"rid":"r","v":2}"#,
+            #"{"id":"\#(UUID().uuidString)","lib":4,"rid":"y","v":3,"deleted":1}"#, #"{"id":"\#(UUID().uuidString)","lib":4,"rid":"y","v":4,"deleted":1}"#,
+        ]
+        let shapes = [
+            ("VIRTUAL", "deleted INTEGER NOT NULL DEFAULT 0, live INTEGER GENERATED ALWAYS AS (deleted = 0) VIRTUAL", "live", "1|r|2,4|y|3,4|y|4"),
+            ("STORED", "deleted INTEGER NOT NULL DEFAULT 0, \"is live\" AS ((deleted + 0) = 0) STORED", "\"is live\"", "1|r|2,4|y|3,4|y|4"),
+            ("DEFAULT", "deleted INTEGER, ts TEXT DEFAULT CURRENT_TIMESTAMP", "ts IS NOT NULL", "1|r|2,4|y|4"),
+        ]
+        for (name, columns, predicate, wanted) in shapes {
+            for stored in [false, true] {
+                let work = Workspace()
+                defer { work.cleanUp() }
+                try work.schema("""
+                    CREATE TABLE t (id TEXT PRIMARY KEY, lib INTEGER, rid TEXT, v INTEGER, \(columns));
+                    CREATE UNIQUE INDEX u ON t (lib, rid) WHERE \(predicate);
+                    \(stored ? "INSERT INTO t (id, lib, rid, v) VALUES ('old', 1, 'r', 0);" : "")
+                    """)
+                _ = TestSupport.write(records.joined(separator: "\n") + "\n", to: work.directory.appendingPathComponent("in.jsonl"))
+                let run = try work.run(["in.jsonl", "--table", "t", "--upsert", "lib,rid", "--strategy", strategy, "--null-key", "skip"])
+                let context = "\(name), \(stored ? "stored row" : "first load"), \(strategy)"
+                #expect(run.status == 0, "\(context): \(run.stderr)")
+                #expect(try work.value("SELECT group_concat(lib || '|' || rid || '|' || v) FROM (SELECT * FROM t ORDER BY lib, v)") == wanted, "\(context)")
+                let counts = try work.counts()
+                #expect(counts["nullKey"] == 0 && counts["duplicateKeys"] == (name == "DEFAULT" ? 2 : 1), "\(context): \(counts)")
+                #expect(counts["outsidePartialIndex"] == (name == "DEFAULT" ? 0 : 2), "\(context): \(counts)")
+            }
+        }
+    }
 }

@@ -5,26 +5,13 @@ enum SQLText {
     /// are skipped, so a column named `"where"` does not confuse it.
     static func whereClause(ofCreateIndex sql: String) -> String? {
         let bytes = Array(sql.utf8)
-        var index = 0
-        var depth = 0
-        while index < bytes.count {
-            if let skipped = skipQuotedOrComment(bytes, at: index) {
-                index = skipped.end
-                continue
-            }
-            let byte = bytes[index]
-            switch byte {
-            case UInt8(ascii: "("): depth += 1
-            case UInt8(ascii: ")"): depth -= 1
-            default:
-                if depth == 0, isWordStart(bytes, index), matchesKeyword(bytes, index, "WHERE") {
-                    let rest = String(decoding: bytes[(index + 5)...], as: UTF8.self)
-                    return rest.trimmingSQLWhitespace()
-                }
-            }
-            index += 1
+        var clause: String?
+        walkCode(bytes, in: 0 ..< bytes.count) { index, depth in
+            guard depth == 0, isWordStart(bytes, index), matchesKeyword(bytes, index, "WHERE") else { return true }
+            clause = String(decoding: bytes[(index + 5)...], as: UTF8.self).trimmingSQLWhitespace()
+            return false
         }
-        return nil
+        return clause
     }
 
     /// The conflict clauses of a `CREATE TABLE` statement's constraints, in order:
@@ -81,6 +68,97 @@ enum SQLText {
             clauses.append(DeclaredConflictClause(constraint: constraint, resolution: resolution))
         }
         return clauses
+    }
+
+    /// The expressions of a `CREATE TABLE` statement's generated columns, by column name
+    /// (`live INT GENERATED ALWAYS AS (deleted = 0) VIRTUAL` gives `live: deleted = 0`).
+    static func generatedColumns(ofCreateTable sql: String) -> [(name: String, expression: String)] {
+        let bytes = Array(sql.utf8)
+        // The column definitions: the text between the top-level commas of the outer
+        // parentheses.
+        var definitions: [Range<Int>] = []
+        var start = 0
+        walkCode(bytes, in: 0 ..< bytes.count) { index, depth in
+            switch bytes[index] {
+            case UInt8(ascii: "(") where depth == 0: start = index + 1
+            case UInt8(ascii: ")") where depth == 1: definitions.append(start ..< index)
+            case UInt8(ascii: ",") where depth == 1:
+                definitions.append(start ..< index)
+                start = index + 1
+            default: break
+            }
+            return true
+        }
+        var result: [(name: String, expression: String)] = []
+        for definition in definitions {
+            guard let name = leadingName(bytes, in: definition), let expression = generatedExpression(bytes, in: definition) else { continue }
+            result.append((name, expression))
+        }
+        return result
+    }
+
+    /// The name a column definition begins with, unquoted.
+    private static func leadingName(_ bytes: [UInt8], in range: Range<Int>) -> String? {
+        var index = range.lowerBound
+        while index < range.upperBound {
+            if bytes[index] == 0x20 || (0x09 ... 0x0D).contains(bytes[index]) {
+                index += 1
+            } else if let comment = skipQuotedOrComment(bytes, at: index), !comment.isQuoted {
+                index = comment.end
+            } else {
+                break
+            }
+        }
+        guard index < range.upperBound else { return nil }
+        let opening = bytes[index]
+        if opening == UInt8(ascii: "\"") || opening == UInt8(ascii: "`") || opening == UInt8(ascii: "[") {
+            let end = skipQuoted(bytes, from: index, closing: opening == UInt8(ascii: "[") ? UInt8(ascii: "]") : opening)
+            let inner = String(decoding: bytes[(index + 1) ..< max(index + 1, end - 1)], as: UTF8.self)
+            return opening == UInt8(ascii: "[") ? inner : inner.replacingOccurrences(of: String(UnicodeScalar(opening)) + String(UnicodeScalar(opening)), with: String(UnicodeScalar(opening)))
+        }
+        var end = index
+        while end < range.upperBound, isIdentifierByte(bytes[end]) { end += 1 }
+        guard end > index else { return nil }
+        let word = String(decoding: bytes[index ..< end], as: UTF8.self)
+        // A table constraint, not a column.
+        return ["CONSTRAINT", "PRIMARY", "UNIQUE", "CHECK", "FOREIGN"].contains(word.uppercased()) ? nil : word
+    }
+
+    /// The text inside the parentheses after a definition's top-level `AS`.
+    private static func generatedExpression(_ bytes: [UInt8], in range: Range<Int>) -> String? {
+        var open: Int?
+        walkCode(bytes, in: range) { index, depth in
+            guard depth == 0, isWordStart(bytes, index), matchesKeyword(bytes, index, "AS") else { return true }
+            var next = index + 2
+            while next < range.upperBound, bytes[next] == 0x20 || (0x09 ... 0x0D).contains(bytes[next]) { next += 1 }
+            if next < range.upperBound, bytes[next] == UInt8(ascii: "(") { open = next }
+            return false
+        }
+        guard let open else { return nil }
+        var expression: String?
+        walkCode(bytes, in: open ..< range.upperBound) { index, depth in
+            guard depth == 1, bytes[index] == UInt8(ascii: ")") else { return true }
+            expression = String(decoding: bytes[(open + 1) ..< index], as: UTF8.self)
+            return false
+        }
+        return expression
+    }
+
+    /// Calls `body` with each byte's index in `range` outside string literals, quoted
+    /// identifiers and comments, and the depth of parentheses before it, until it returns
+    /// false.
+    private static func walkCode(_ bytes: [UInt8], in range: Range<Int>, _ body: (_ index: Int, _ depth: Int) -> Bool) {
+        var index = range.lowerBound
+        var depth = 0
+        while index < range.upperBound {
+            if let skipped = skipQuotedOrComment(bytes, at: index) {
+                index = skipped.end
+                continue
+            }
+            guard body(index, depth) else { return }
+            if bytes[index] == UInt8(ascii: "(") { depth += 1 } else if bytes[index] == UInt8(ascii: ")") { depth -= 1 }
+            index += 1
+        }
     }
 
     /// Where a string literal, quoted identifier or comment that begins at `index` ends,

@@ -11,6 +11,8 @@ public struct ColumnInfo: Sendable, Hashable, Codable {
     public var primaryKeyPosition: Int
     /// Generated and hidden columns cannot be written.
     public var isWritable: Bool
+    /// A generated column's expression (`SQLText.generatedColumns`).
+    package var generatedSQL: String? = nil
 
     public var affinity: ColumnAffinity { ColumnAffinity(declaredType: declaredType) }
 }
@@ -131,6 +133,11 @@ public struct TableSchema: Sendable, Codable {
         schema.uniqueKeys = try readUniqueKeys(db, schema: schema)
         let sql = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?", arguments: [table])
         schema.conflictClauses = sql.map(SQLText.conflictClauses(ofCreateTable:)) ?? []
+        for column in sql.map(SQLText.generatedColumns(ofCreateTable:)) ?? [] {
+            if let index = schema.columnIndex(named: column.name), !schema.columns[index].isWritable {
+                schema.columns[index].generatedSQL = column.expression
+            }
+        }
         return schema
     }
 

@@ -61,9 +61,14 @@ final class PartialPredicateFilter {
             if shape.notNullPosition == nil {
                 shape.notNullPosition = .some(shape.statement.columns.firstIndex { $0.sqliteFolded == column.sqliteFolded })
             }
-            guard let position = shape.notNullPosition! else { return false }
-            let kind = batch.cell(row: row, column: shape.inputColumns[position]).kind
-            return kind != .null && kind != .absent
+            if let position = shape.notNullPosition! {
+                let kind = batch.cell(row: row, column: shape.inputColumns[position]).kind
+                if kind != .absent { return kind != .null }
+            }
+            // Omitted: NULL, unless the column has a DEFAULT or is generated, which the
+            // row SQLite would store holds (`DEFAULT CURRENT_TIMESTAMP`).
+            let stored = session.schema.columnIndex(named: column).map { session.schema.columns[$0] }
+            if stored?.defaultSQL == nil && stored?.generatedSQL == nil { return false }
         }
         let statement = try evaluator(for: shape, session: session)
         do {
@@ -87,11 +92,22 @@ final class PartialPredicateFilter {
         // Parameters are numbered in the statement's column order, as `bindRow` binds them.
         let supplied = Dictionary(
             shape.statement.columns.enumerated().map { ($0.element.sqliteFolded, $0.offset + 1) }, uniquingKeysWith: { first, _ in first })
-        let columns = session.schema.columns.map { column -> String in
+        let columns = session.schema.columns
+        let stored = columns.map { column -> String in
             let value = supplied[column.name.sqliteFolded].map { "?\($0)" } ?? column.defaultSQL.map { "(\($0))" } ?? "NULL"
             return "\(value) AS \(SQLIdentifier.quote(column.name))"
         }.joined(separator: ", ")
-        let sql = "SELECT (\(predicate)) FROM (SELECT \(columns.isEmpty ? "NULL" : columns)) AS \(SQLIdentifier.quote(table))"
+        var row = "SELECT \(stored.isEmpty ? "NULL" : stored)"
+        // Generated columns, computed from the row as their expressions say: one layer per
+        // generated column, so that one may use another whatever their order.
+        let generated = columns.filter { $0.generatedSQL != nil }
+        for _ in generated {
+            let layer = columns.map { column in
+                column.generatedSQL.map { "(\($0)) AS \(SQLIdentifier.quote(column.name))" } ?? SQLIdentifier.quote(column.name)
+            }.joined(separator: ", ")
+            row = "SELECT \(layer) FROM (\(row)) AS \(SQLIdentifier.quote(table))"
+        }
+        let sql = "SELECT (\(predicate)) FROM (\(row)) AS \(SQLIdentifier.quote(table))"
         var statement: OpaquePointer?
         guard sqlite3_prepare_v3(session.connection, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil) == SQLITE_OK, let statement else {
             throw UpsertError.conflictClauseRejected(sql: sql, message: String(cString: sqlite3_errmsg(session.connection)))
