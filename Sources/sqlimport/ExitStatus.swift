@@ -97,7 +97,7 @@ enum ExitStatus {
         case let error as ImportError:
             switch error {
             case .interrupted(let signal): return 128 + signal
-            case .emptyRecord, .invalidFieldName, .tooManyRejects, .inputChangedSinceInterruptedRun: return badData
+            case .emptyRecord, .invalidFieldName, .tooManyRejects, .inputChangedSinceInterruptedRun, .deferredForeignKey: return badData
             default: return usage
             }
         case let error as OutputError:

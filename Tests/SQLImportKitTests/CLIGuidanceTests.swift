@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 
 /// What a person meets at the terminal (issue 18): discovery, messages that lead to the
@@ -515,5 +516,27 @@ extension CLIGuidanceTests {
             for (index, item) in array.enumerated() { problems += violations(of: item, against: items, definitions: definitions, at: "\(path)[\(index)]") }
         }
         return problems
+    }
+
+    /// A deferred foreign key fails only at the commit, where SQLite says "FOREIGN KEY
+    /// constraint failed" and nothing else, even under `--on-error skip`. The error now
+    /// names the row, its value, the parent and the fix; a `--commit-every` run keeps
+    /// what its earlier commits wrote.
+    @Test func aDeferredForeignKeyThatFailsAtCommitNamesTheRowAndTheFix() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let database = directory.appendingPathComponent("app.db").path
+        try TestSupport.createDatabase(database, schema: "CREATE TABLE t (id TEXT PRIMARY KEY, parent TEXT REFERENCES t (id) DEFERRABLE INITIALLY DEFERRED, v INTEGER);")
+        let lines = (0 ..< 6).map { #"{"id":"n\#($0)","v":\#($0)}"# } + [#"{"id":"c2","parent":"zz","v":1}"#]
+        TestSupport.write(lines.joined(separator: "\n") + "\n", to: directory.appendingPathComponent("in.jsonl"))
+        for extra in [["--on-error", "skip"], ["--commit-every", "3"]] {
+            let run = try TestSupport.run(["in.jsonl", "--db", database, "--table", "t", "--upsert", "id"] + extra, in: directory)
+            #expect(run.status == 65, "\(run.stderr)")
+            #expect(run.stderr.contains(#"a deferred foreign key failed when the run committed"#), "\(run.stderr)")
+            #expect(run.stderr.contains(#""t" row 7: ("parent") = ('zz') has no row in "t" with that ("id")"#), "\(run.stderr)")
+            #expect(run.stderr.contains("import them first"), "\(run.stderr)")
+        }
+        // The run with --commit-every 3 committed its first six records.
+        #expect(try DatabaseQueue(path: database).read { try Int.fetchOne($0, sql: "SELECT count(*) FROM t") } == 6)
     }
 }

@@ -185,6 +185,8 @@ public enum ImportError: Error, Sendable, CustomStringConvertible {
     /// `strict`: `--strict-resume` stopped the run; else the run has no `--upsert`, so
     /// reading the input again would insert its records twice.
     case inputChangedSinceInterruptedRun(path: String, strict: Bool)
+    /// A deferred foreign key failed at a commit: the first row that breaks it, described.
+    case deferredForeignKey(String)
 
     public var description: String {
         switch self {
@@ -202,6 +204,8 @@ public enum ImportError: Error, Sendable, CustomStringConvertible {
             return "interrupted by signal \(signal); the open transaction was rolled back (with --commit-every, what was committed stays: re-run with --resume)"
         case .tooManyRejects(let limit, let last):
             return "more than \(limit) records were rejected (--max-errors \(limit)); the run was rolled back. Last: \(last)"
+        case .deferredForeignKey(let row):
+            return "a deferred foreign key failed when the run committed (SQLite checks such keys only then, so no record could be set aside): \(row); the run's changes since its last commit were rolled back. Make the input supply the missing parent rows, or import them first"
         case .inputChangedSinceInterruptedRun(let path, let strict):
             let changed = "\(path) has changed since the interrupted run (its size, time, inode or checksum differ)"
             if strict {

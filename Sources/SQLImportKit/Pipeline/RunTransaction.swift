@@ -31,8 +31,36 @@ final class RunTransaction {
     }
 
     func commit() throws {
-        try db.execute(sql: nested ? "RELEASE sqlimport" : "COMMIT")
+        do {
+            try db.execute(sql: nested ? "RELEASE sqlimport" : "COMMIT")
+        } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_FOREIGNKEY {
+            // A deferred foreign key, checked only now: SQLite's message names nothing.
+            throw (try? Self.describeForeignKeyFailure(db)).map { ImportError.deferredForeignKey($0) } ?? error
+        }
         open = false
+    }
+
+    /// The first row that breaks a foreign key, and how many do (`PRAGMA
+    /// foreign_key_check`), as `"t" row 2: "p" = 'zz' has no row in "t" ("id") (1 row
+    /// in all)`.
+    static func describeForeignKeyFailure(_ db: Database) throws -> String? {
+        let broken = try Row.fetchAll(db, sql: #"SELECT "table", rowid, parent, fkid FROM pragma_foreign_key_check"#)
+        guard let first = broken.first else { return nil }
+        let table: String = first["table"]
+        let parent: String = first["parent"]
+        let rowid: Int64? = first["rowid"]
+        let pairs = try Row.fetchAll(db, sql: #"SELECT "from", "to" FROM pragma_foreign_key_list(?) WHERE id = ? ORDER BY seq"#, arguments: [table, first["fkid"] as Int])
+        let from = pairs.map { $0["from"] as String }
+        let to = pairs.compactMap { $0["to"] as String? }
+        var values = ""
+        if let rowid, !from.isEmpty {
+            let quoted = try String.fetchOne(
+                db, sql: "SELECT \(from.map { "quote(\(SQLIdentifier.quote($0)))" }.joined(separator: " || ', ' || ")) FROM \(SQLIdentifier.quote(table)) WHERE _rowid_ = ?",
+                arguments: [rowid])
+            values = ": (\(SQLIdentifier.quoteList(from))) = (\(quoted ?? "?"))"
+        }
+        let key = to.isEmpty ? "its primary key" : "(\(SQLIdentifier.quoteList(to)))"
+        return "\(SQLIdentifier.quote(table))\(rowid.map { " row \($0)" } ?? "")\(values) has no row in \(SQLIdentifier.quote(parent)) with that \(key) (\(broken.count) row\(broken.count == 1 ? "" : "s") in all)"
     }
 
     /// Commits what was done so far and begins a new transaction.
