@@ -128,7 +128,14 @@ struct Inspect: ParsableCommand {
         lines.append("upsert keys:")
         if schema.uniqueKeys.isEmpty { lines.append("  none; add one with --create-index") }
         for key in schema.uniqueKeys {
-            var text = "  --upsert \(key.upsertArgument)  (\(key.origin.rawValue)\(key.indexName.map { " \($0)" } ?? ""))"
+            let origin = "\(key.origin.rawValue)\(key.indexName.map { " \($0)" } ?? "")"
+            let generated = key.columns.filter { name in schema.columnIndex(named: name).map { !schema.columns[$0].isWritable } ?? false }
+            if !generated.isEmpty {
+                // `--upsert` refuses it (`UpsertError.generatedKeyColumn`): no record supplies it.
+                lines.append("  (\(key.columns.joined(separator: ", ")))  (\(origin)): not an --upsert key, \(SQLIdentifier.quoteList(generated)) is generated")
+                continue
+            }
+            var text = "  --upsert \(key.upsertArgument)  (\(origin))"
             if let predicate = key.partialPredicate { text += "\n      partial: WHERE \(predicate)" }
             lines.append(text)
         }

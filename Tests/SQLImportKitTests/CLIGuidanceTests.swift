@@ -539,4 +539,17 @@ extension CLIGuidanceTests {
         // The run with --commit-every 3 committed its first six records.
         #expect(try DatabaseQueue(path: database).read { try Int.fetchOne($0, sql: "SELECT count(*) FROM t") } == 6)
     }
+
+    /// `inspect` offered `--upsert tu` for a unique generated column, which import then
+    /// refuses (exit 64): such a key is listed as not usable, naming the column.
+    @Test func inspectOffersOnlyKeysImportAccepts() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let database = directory.appendingPathComponent("app.db").path
+        try TestSupport.createDatabase(database, schema: "CREATE TABLE t (id INTEGER PRIMARY KEY, tail TEXT, tu TEXT GENERATED ALWAYS AS (upper(tail)) STORED UNIQUE);")
+        let listed = try TestSupport.run(["inspect", "t", "--db", database], in: directory)
+        #expect(listed.status == 0)
+        #expect(listed.stdout.contains("--upsert id") && !listed.stdout.contains("--upsert tu"), "\(listed.stdout)")
+        #expect(listed.stdout.contains(#"(tu)  (UNIQUE constraint sqlite_autoindex_t_1): not an --upsert key, "tu" is generated"#), "\(listed.stdout)")
+    }
 }
