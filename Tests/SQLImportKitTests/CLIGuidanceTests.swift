@@ -529,7 +529,7 @@ extension CLIGuidanceTests {
         try TestSupport.createDatabase(database, schema: "CREATE TABLE t (id TEXT PRIMARY KEY, parent TEXT REFERENCES t (id) DEFERRABLE INITIALLY DEFERRED, v INTEGER);")
         let lines = (0 ..< 6).map { #"{"id":"n\#($0)","v":\#($0)}"# } + [#"{"id":"c2","parent":"zz","v":1}"#]
         TestSupport.write(lines.joined(separator: "\n") + "\n", to: directory.appendingPathComponent("in.jsonl"))
-        for extra in [["--on-error", "skip"], ["--commit-every", "3"]] {
+        for extra in [["--on-error", "skip"], ["--dry-run"], ["--commit-every", "3"]] {
             let run = try TestSupport.run(["in.jsonl", "--db", database, "--table", "t", "--upsert", "id"] + extra, in: directory)
             #expect(run.status == 65, "\(run.stderr)")
             #expect(run.stderr.contains(#"a deferred foreign key failed when the run committed"#), "\(run.stderr)")

@@ -927,6 +927,52 @@ import Testing
         #expect(try PostgresServer.query(url, "SELECT string_agg(n::text, ',' ORDER BY n) FROM t") == "10,11,12,13,14,15\n")
     }
 
+    /// A record routed by its primary key that soft-deletes a row, then a record of the
+    /// same target key: both went into one round, the target's statement first, so the
+    /// second updated the row the first then deleted, and no row was made for it (a
+    /// helper's report: 2 updated, one row, where SQLite inserts the second).
+    @Test func aSoftDeleteThenARecreationOfTheKeyApplyInInputOrderAsOnSQLite() throws {
+        let url = try PostgresServer.database(schema: Self.schemaName(#function), setUp: """
+            CREATE TABLE sd (id text PRIMARY KEY, k text, deleted_at text, v integer);
+            CREATE UNIQUE INDEX ON sd (k) WHERE deleted_at IS NULL;
+            INSERT INTO sd VALUES ('old', 'a', NULL, 1);
+            """)
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let fresh = UUID().uuidString.lowercased()
+        TestSupport.write(#"{"id":"old","k":"a","deleted_at":"2024","v":8}"# + "\n" + #"{"id":"\#(fresh)","k":"a","deleted_at":null,"v":9}"# + "\n", to: directory.appendingPathComponent("in.jsonl"))
+        let run = try TestSupport.run(["in.jsonl", "--db", url, "--table", "sd", "--upsert", "k", "--report", "r.json"], in: directory)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try PostgresServer.query(url, "SELECT string_agg(id || ':' || coalesce(deleted_at, '-') || ':' || v, ',' ORDER BY v) FROM sd") == "old:2024:8,\(fresh):-:9\n")
+        let counts = try Self.counts(directory.appendingPathComponent("r.json"))
+        #expect(counts["inserted"] == 1 && counts["updated"] == 1, "\(counts)")
+    }
+
+    /// A partial index whose predicate names a generated column (`WHERE live`) made every
+    /// run exit 70: its staging table took the generation expression for a DEFAULT. And
+    /// `--null-key skip` warned that records were "inserted as new rows (--null-key
+    /// insert)". Both as on SQLite (`SilentlyWrongRowTests`).
+    @Test func aPredicateOnAGeneratedColumnWorksAndNullKeySkipWarnsOfNoInsert() throws {
+        let url = try PostgresServer.database(schema: Self.schemaName(#function), setUp: """
+            CREATE TABLE items (id text PRIMARY KEY, k text, deleted_at text, v integer, live boolean GENERATED ALWAYS AS (deleted_at IS NULL) STORED);
+            CREATE UNIQUE INDEX ON items (k) WHERE live;
+            """)
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let lines = [#"{"id":"a","k":"r","v":1}"#, #"{"id":"b","k":"r","v":2}"#, #"{"id":"c","k":"y","v":3,"deleted_at":"x"}"#, #"{"id":"d","k":"y","v":4,"deleted_at":"x"}"#]
+        TestSupport.write(lines.joined(separator: "\n") + "\n", to: directory.appendingPathComponent("in.jsonl"))
+        for pass in 0 ..< 2 {
+            let run = try TestSupport.run(["in.jsonl", "--db", url, "--table", "items", "--upsert", "k", "--report", "r.json"], in: directory)
+            #expect(run.status == 0, "pass \(pass): \(run.stderr)")
+            #expect(try PostgresServer.query(url, "SELECT string_agg(id || ':' || v, ',' ORDER BY id) FROM items") == "a:2,c:3,d:4\n")
+            #expect(try Self.counts(directory.appendingPathComponent("r.json"))["outsidePartialIndex"] == 2)
+        }
+        TestSupport.write(#"{"k":null,"v":5}"# + "\n", to: directory.appendingPathComponent("null.jsonl"))
+        let skipped = try TestSupport.run(["null.jsonl", "--db", url, "--table", "items", "--upsert", "k", "--null-key", "skip"], in: directory)
+        #expect(skipped.status == 2, "\(skipped.stderr)")
+        #expect(!skipped.stderr.contains("inserted as new rows"), "\(skipped.stderr)")
+    }
+
     /// `numbersKeptAsText` counted every big number read: those of records PostgreSQL
     /// refused, and again those of the records a resumed run skips. It counts the
     /// numbers written, as on SQLite (`SilentlyWrongRowTests`).

@@ -295,10 +295,11 @@ import Testing
         let columns = SQLText.generatedColumns(ofCreateTable: """
             CREATE TABLE "t (x" (id INTEGER PRIMARY KEY, "a, b" TEXT DEFAULT ('AS (no)'), -- AS (comment)
               live INT GENERATED ALWAYS AS (coalesce("a, b", 'x') = ')' AND (1 + 2) > 0) VIRTUAL,
-              [up] AS (upper(live)) STORED, `n``q` AS(1), CHECK (id AS_IS > 0), UNIQUE (live))
+              [up] AS (upper(live)) STORED, `n``q` AS(1), c INT AS /* why */ -- note
+              (2), CHECK (id AS_IS > 0), UNIQUE (live))
             """)
-        #expect(columns.map(\.name) == ["live", "up", "n`q"])
-        #expect(columns.map(\.expression) == [#"coalesce("a, b", 'x') = ')' AND (1 + 2) > 0"#, "upper(live)", "1"])
+        #expect(columns.map(\.name) == ["live", "up", "n`q", "c"])
+        #expect(columns.map(\.expression) == [#"coalesce("a, b", 'x') = ')' AND (1 + 2) > 0"#, "upper(live)", "1", "2"])
     }
 
     /// Any predicate works, not only `IS NOT NULL`: SQLite evaluates it on the record.

@@ -616,4 +616,50 @@ import Testing
             }
         }
     }
+
+    /// SQLite applies an `INSERT OR ABORT`'s resolution to the statements of the triggers
+    /// it fires: the override of a table's `ON CONFLICT REPLACE` made a trigger's own
+    /// `INSERT OR REPLACE` fail, refusing every record after the first (a review). Such a
+    /// table keeps its clauses, with a warning that says what they do.
+    @Test(arguments: ["typed", "cached", "multirow"])
+    func aTriggersOwnConflictClauseIsNeverOverridden(_ strategy: String) throws {
+        let work = Workspace()
+        defer { work.cleanUp() }
+        try work.schema("""
+            CREATE TABLE t (id TEXT PRIMARY KEY, email TEXT UNIQUE ON CONFLICT REPLACE);
+            CREATE TABLE stats (k TEXT PRIMARY KEY, n TEXT);
+            CREATE TRIGGER tr AFTER INSERT ON t BEGIN INSERT  OR
+              REPLACE INTO stats VALUES ('last', new.id); END;
+            """)
+        let ids = (0 ..< 3).map { _ in UUID().uuidString }
+        _ = TestSupport.write(ids.enumerated().map { #"{"id":"\#($1)","email":"e\#($0)@x"}"# }.joined(separator: "\n") + "\n", to: work.directory.appendingPathComponent("in.jsonl"))
+        let run = try work.run(["in.jsonl", "--table", "t", "--upsert", "id", "--strategy", strategy])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("a trigger has a conflict clause of its own"), "\(run.stderr)")
+        #expect(try work.value("SELECT n FROM stats") == ids[2])
+        #expect(try work.value("SELECT count(*) FROM t") == 3)
+    }
+
+    /// A child table that already holds a row breaking its foreign key (loaded with
+    /// foreign keys off): a multi-row statement inserting a new orphan and repairing the
+    /// old one passed SQLite's count at the statement's end, exit 0 (a review); one upsert
+    /// per record refuses the new orphan.
+    @Test(arguments: ["typed", "cached", "multirow", "auto"])
+    func aNewOrphanIsRefusedWhereTheTableHoldsAnOldOne(_ strategy: String) throws {
+        let work = Workspace()
+        defer { work.cleanUp() }
+        try work.schema("""
+            CREATE TABLE p (id INTEGER PRIMARY KEY);
+            CREATE TABLE c (id INTEGER PRIMARY KEY, pid INTEGER REFERENCES p (id));
+            INSERT INTO p VALUES (1);
+            """)
+        var unchecked = Configuration()
+        unchecked.foreignKeysEnabled = false
+        try DatabaseQueue(path: work.database, configuration: unchecked).write { try $0.execute(sql: "INSERT INTO c VALUES (2, 888)") }
+        _ = TestSupport.write(#"{"id":3,"pid":999}"# + "\n" + #"{"id":2,"pid":1}"# + "\n", to: work.directory.appendingPathComponent("in.jsonl"))
+        let run = try work.run(["in.jsonl", "--table", "c", "--upsert", "id", "--strategy", strategy, "--on-error", "skip"])
+        #expect(run.status == 2, "\(strategy): \(run.stderr)")
+        #expect(run.stderr.contains("in.jsonl:1") && run.stderr.contains("FOREIGN KEY constraint failed"), "\(run.stderr)")
+        #expect(try work.value("SELECT group_concat(id || ':' || pid) FROM c") == "2:1")
+    }
 }

@@ -83,6 +83,7 @@ final class ImportRun {
     var committedRowsOfInput: [Int: Int] = [:]
     var fingerprints: [Int: RunLog.Fingerprint] = [:]
     var resumeEntries: [String: RunLog.Entry] = [:]
+    var runID = UUID().uuidString
     /// Records of input `i` before this decompressed offset were committed by the
     /// interrupted run, and are skipped.
     var resumeOffsetOfInput: [Int: Int64] = [:]

@@ -249,7 +249,13 @@ public final class Importer {
             try run.execute()
             try run.checkCancellation()
             run.report(phase: .committing)
-            if options.dryRun { transaction.rollback() } else { try transaction.commit() }
+            if options.dryRun {
+                // The commit a dry run never makes is where deferred foreign keys fail.
+                try transaction.refuseDeferredForeignKeyViolations()
+                transaction.rollback()
+            } else {
+                try transaction.commit()
+            }
             summary = run.summary
         } catch {
             transaction.rollback()

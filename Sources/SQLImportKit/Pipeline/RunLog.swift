@@ -9,7 +9,8 @@ import GRDB
 /// ```sql
 /// CREATE TABLE _sqlimport_runs (target TEXT, path TEXT, size INTEGER, head_crc32 INTEGER,
 ///   committed_offset INTEGER, committed_rows INTEGER, finished INTEGER, updated_at TEXT,
-///   mtime_ns INTEGER, inode INTEGER, PRIMARY KEY (target, path))
+///   mtime_ns INTEGER, inode INTEGER, committed_rejects INTEGER, rejects_bytes INTEGER,
+///   run_id TEXT, PRIMARY KEY (target, path))
 /// ```
 ///
 /// `head_crc32` holds the CRC-32 of the whole input (its name is from when it covered the
@@ -69,6 +70,8 @@ struct RunLog {
         /// committed records still reports and keeps.
         var committedRejects = 0
         var rejectsBytes: Int64 = 0
+        /// The run that wrote it (`CheckpointingRun.runID`); nil in logs from before.
+        var runID: String? = nil
     }
 
     static func ensureTable(_ db: Database) throws {
@@ -81,6 +84,7 @@ struct RunLog {
         for column in ["mtime_ns", "inode", "committed_rejects", "rejects_bytes"] where !columns.contains(column) {
             try db.execute(sql: "ALTER TABLE \(table) ADD COLUMN \(column) INTEGER")
         }
+        if !columns.contains("run_id") { try db.execute(sql: "ALTER TABLE \(table) ADD COLUMN run_id TEXT") }
     }
 
     static func entries(_ db: Database, target: String) throws -> [String: Entry] {
@@ -91,7 +95,7 @@ struct RunLog {
                 fingerprint: Fingerprint(
                     size: row["size"] ?? -1, checksum: row["head_crc32"] ?? -1, modifiedNanoseconds: row["mtime_ns"] ?? -1, inode: row["inode"] ?? -1),
                 committedOffset: row["committed_offset"], committedRows: row["committed_rows"], finished: row["finished"],
-                committedRejects: row["committed_rejects"] ?? 0, rejectsBytes: row["rejects_bytes"] ?? 0)
+                committedRejects: row["committed_rejects"] ?? 0, rejectsBytes: row["rejects_bytes"] ?? 0, runID: row["run_id"])
         }
         return result
     }
@@ -107,26 +111,30 @@ struct RunLog {
         try db.execute(
             sql: """
                 INSERT INTO \(table) (target, path, size, head_crc32, committed_offset, committed_rows, finished, updated_at, mtime_ns, inode,
-                  committed_rejects, rejects_bytes)
-                VALUES (?, ?, ?, ?, ?, ?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), ?, ?, ?, ?)
+                  committed_rejects, rejects_bytes, run_id)
+                VALUES (?, ?, ?, ?, ?, ?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), ?, ?, ?, ?, ?)
                 ON CONFLICT (target, path) DO UPDATE SET size = excluded.size, head_crc32 = excluded.head_crc32,
                   committed_offset = excluded.committed_offset, committed_rows = excluded.committed_rows,
                   finished = excluded.finished, updated_at = excluded.updated_at, mtime_ns = excluded.mtime_ns, inode = excluded.inode,
-                  committed_rejects = excluded.committed_rejects, rejects_bytes = excluded.rejects_bytes
+                  committed_rejects = excluded.committed_rejects, rejects_bytes = excluded.rejects_bytes, run_id = excluded.run_id
                 """,
             arguments: [
                 target, path, entry.fingerprint.size, entry.fingerprint.checksum, entry.committedOffset, entry.committedRows, entry.finished,
-                entry.fingerprint.modifiedNanoseconds, entry.fingerprint.inode, entry.committedRejects, entry.rejectsBytes,
+                entry.fingerprint.modifiedNanoseconds, entry.fingerprint.inode, entry.committedRejects, entry.rejectsBytes, entry.runID,
             ])
     }
 }
 
 extension RunLog {
-    /// The entries `--resume` continues from: the log's, when some input of the last run
-    /// did not finish; else none, with the warning `--resume` gets.
+    /// The entries `--resume` continues from: those of the interrupted run (the run that
+    /// wrote an unfinished entry of these inputs), when there is one; else none, with the
+    /// warning `--resume` gets. An entry of another run (an input the interrupted run was
+    /// not given, last written by an earlier run that finished) is no progress of it.
     static func entriesToResume(_ entries: [String: Entry], options: ImportOptions, table: String) -> (entries: [String: Entry], warning: String?) {
         let previous = options.inputs.compactMap { entries[$0] }
-        if options.resume, !previous.isEmpty, !previous.allSatisfy(\.finished) { return (entries, nil) }
+        if options.resume, let interrupted = previous.first(where: { !$0.finished }) {
+            return (entries.filter { $0.value.runID == interrupted.runID }, nil)
+        }
         if options.resume {
             return ([:], "--resume: no interrupted run of these inputs into \(SQLIdentifier.quote(table)); importing from the start")
         }
@@ -173,6 +181,9 @@ protocol CheckpointingRun: AnyObject {
     var rejectsFile: RejectsFile? { get set }
     /// The counts the last commit kept (what a failed run reports).
     var countsAtLastCommit: OutcomeCounts { get set }
+    /// What the log's entries of this run are marked with: a new identifier, or the
+    /// interrupted run's when this run resumes it.
+    var runID: String { get set }
     /// Removes the log's entries for `paths`: a run that starts afresh supersedes what
     /// earlier runs recorded of its inputs, in its own transaction.
     func forgetProgress(of paths: [String]) throws
@@ -196,6 +207,7 @@ extension CheckpointingRun {
         }
         let (resumed, warning) = RunLog.entriesToResume(entries, options: options, table: table)
         resumeEntries = resumed
+        if let interrupted = resumed.values.first?.runID { runID = interrupted }
         if let warning { summary.warnings.append(warning) }
         // An entry of an earlier, finished run is not this run's progress: left in place,
         // it would make `--resume` after this run's interruption skip an input this run

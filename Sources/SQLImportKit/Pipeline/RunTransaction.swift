@@ -1,4 +1,5 @@
 import GRDB
+import GRDBSQLite
 
 /// The transaction a run writes in.
 ///
@@ -38,6 +39,15 @@ final class RunTransaction {
             throw (try? Self.describeForeignKeyFailure(db)).map { ImportError.deferredForeignKey($0) } ?? error
         }
         open = false
+    }
+
+    /// Throws what `commit()` would for a deferred foreign key that the transaction's
+    /// changes leave broken (for a dry run, which never commits).
+    func refuseDeferredForeignKeyViolations() throws {
+        var current: Int32 = 0
+        var highest: Int32 = 0
+        guard sqlite3_db_status(db.sqliteConnection, SQLITE_DBSTATUS_DEFERRED_FKS, &current, &highest, 0) == SQLITE_OK, current > 0 else { return }
+        throw ImportError.deferredForeignKey(try Self.describeForeignKeyFailure(db) ?? "a row breaks a deferred foreign key")
     }
 
     /// The first row that breaks a foreign key, and how many do (`PRAGMA

@@ -26,9 +26,14 @@ struct PostgresBatchPlan {
     ///   - tombstones: the rows that are tombstones (`--tombstone`).
     ///   - seen: the hashes of the keys earlier batches met (updated).
     ///   - duplicate: called for the first repeat when repeats are errors, with the rows.
+    ///   - linking: per row (or empty), the hash its target key would have were it inside
+    ///     a partial target, for a record outside it (nil otherwise). It orders rounds
+    ///     only: such a record may move the row holding that key out of the predicate
+    ///     (`deletedAt` set), so a later record of the key must wait for it, or it would
+    ///     update the row the earlier one then takes out, instead of inserting its own.
     init(
         keys: [(target: Int?, primary: Int?)], shapes: [Int], tombstones: Set<Int> = [], seen: inout Set<Int>,
-        duplicate: ((_ earlier: Int?, _ later: Int) throws -> Void)?
+        linking: [Int?] = [], duplicate: ((_ earlier: Int?, _ later: Int) throws -> Void)?
     ) rethrows {
         let count = keys.count
         rounds = Array(repeating: 1, count: count)
@@ -44,7 +49,8 @@ struct PostgresBatchPlan {
         lastLanded.reserveCapacity(count * 2)
         for row in 0 ..< count {
             let (target, primary) = keys[row]
-            for key in [target, primary] {
+            let link = row < linking.count ? linking[row] : nil
+            for key in [target, primary, link] {
                 guard let key else { continue }
                 if let shape = shapeOfKey.updateValue(shapes[row], forKey: key), shape != shapes[row] { shapesShareKeys = true }
             }
@@ -58,8 +64,9 @@ struct PostgresBatchPlan {
                 if let found = lastWritten[key], found.round > (written?.round ?? 0) { written = found }
                 if seen.contains(key) { seenBefore = true }
             }
+            if let link, let found = latest[link], found.round > (earlier?.round ?? 0) { earlier = found }
             rounds[row] = (earlier?.round ?? 0) + 1
-            for key in [target, primary] {
+            for key in [target, primary, link] {
                 guard let key else { continue }
                 latest[key] = (rounds[row], row)
             }

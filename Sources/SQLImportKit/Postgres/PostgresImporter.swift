@@ -64,7 +64,8 @@ public final class PostgresImporter {
             summary.warnings.append(
                 "\(summary.counts.numbersKeptAsText) number(s) do not fit a 64-bit integer or a double exactly and were passed to PostgreSQL as their digits (exact in numeric and text columns)")
         }
-        if summary.counts.nullKey > 0 {
+        // Under --null-key skip they were set aside, each named with its reason.
+        if summary.counts.nullKey > 0 && options.nullKey == .insert {
             summary.warnings.append(
                 "\(summary.counts.nullKey) record(s) have a NULL key column or fall outside the partial index's predicate, and the input supplies no primary key: they were inserted as new rows (--null-key insert), and a re-run will insert them again")
         }

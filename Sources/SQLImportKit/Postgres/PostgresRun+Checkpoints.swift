@@ -30,7 +30,7 @@ extension PostgresRun: CheckpointingRun {
         let entry = RunLog.Entry(
             fingerprint: fingerprints[input] ?? RunLog.Fingerprint(size: -1, checksum: -1, modifiedNanoseconds: -1, inode: -1),
             committedOffset: offset, committedRows: committedRowsOfInput[input, default: 0], finished: finished,
-            committedRejects: summary.counts.rejected, rejectsBytes: rejectsFile?.length ?? 0)
+            committedRejects: summary.counts.rejected, rejectsBytes: rejectsFile?.length ?? 0, runID: runID)
         try runLog.save(connection, target: requestedTable, path: path, entry: entry)
     }
 

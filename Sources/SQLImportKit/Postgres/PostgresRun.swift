@@ -67,6 +67,7 @@ final class PostgresRun {
     var runLog: PostgresRunLog?
     var fingerprints: [Int: RunLog.Fingerprint] = [:]
     var resumeEntries: [String: RunLog.Entry] = [:]
+    var runID = UUID().uuidString
     var resumeOffsetOfInput: [Int: Int64] = [:]
     var committedRowsOfInput: [Int: Int] = [:]
     var rowsSinceCommit = 0
@@ -401,6 +402,7 @@ final class PostgresRun {
         let isKeyField = (0 ..< fieldCount).map(keyFields.contains)
         var shapeOfRow: [Int] = []
         var keys: [(target: Int?, primary: Int?)] = []
+        var linking: [Int?] = []  // `PostgresBatchPlan.init(linking:)`
         batch.bytes.withUnsafeBufferPointer { buffer in
             let bytes = buffer.baseAddress!
             for row in selected {
@@ -456,6 +458,7 @@ final class PostgresRun {
                     return kind == .absent || (kind == .null) == test.isNull
                 } ?? true
                 keys.append((inside ? hash(targetFields, domain: 1) : nil, hash(primaryFields, domain: 2)))
+                linking.append(inside ? nil : hash(targetFields, domain: 1))
             }
         }
         let inputName = inputNames[batch.inputIndex]
@@ -471,7 +474,7 @@ final class PostgresRun {
         }
         defer { if !keysOnServer { seenKeys = seen } }
         let plan = try PostgresBatchPlan(
-            keys: keys, shapes: shapeOfRow, tombstones: tombstoneRows, seen: &seen,
+            keys: keys, shapes: shapeOfRow, tombstones: tombstoneRows, seen: &seen, linking: linking,
             duplicate: options.duplicateKeys == .error && !meetingKeysOnly
                 ? { earlier, later in
                     throw UpsertError.duplicateKey(
@@ -676,15 +679,27 @@ final class PostgresRun {
         let name = "sqlimport_staging_\(stagingOfShape.count + 1)"
         var definitions = columns.map { column in "\(SQLIdentifier.quote(column)) \(schema.column(named: column)!.type)" }
         if let predicate = target?.predicate {
-            for column in schema.columns where Self.names(predicate, column.name) && !columns.contains(column.name) {
-                let value = try schema.defaultExpression(of: column.name, connection) ?? "NULL"
-                // A default that takes a sequence's next value would take one per record.
-                guard !value.contains("nextval(") else {
-                    throw PostgresError(
-                        kind: .usage,
-                        message: "the partial index's predicate (WHERE \(predicate)) names \(SQLIdentifier.quote(column.name)), which some records lack, and its default takes a sequence's value; add the field to every record")
+            // The columns the predicate names that records lack: their defaults, and a
+            // generated column's expression, with the columns that expression names.
+            var needed = [predicate]
+            var added = Set(columns)
+            while let text = needed.popLast() {
+                for column in schema.columns where Self.names(text, column.name) && !added.contains(column.name) {
+                    added.insert(column.name)
+                    if let expression = try schema.generationExpression(of: column.name, connection) {
+                        definitions.append("\(SQLIdentifier.quote(column.name)) \(column.type) GENERATED ALWAYS AS (\(expression)) STORED")
+                        needed.append(expression)
+                        continue
+                    }
+                    let value = try schema.defaultExpression(of: column.name, connection) ?? "NULL"
+                    // A default that takes a sequence's next value would take one per record.
+                    guard !value.contains("nextval(") else {
+                        throw PostgresError(
+                            kind: .usage,
+                            message: "the partial index's predicate (WHERE \(predicate)) names \(SQLIdentifier.quote(column.name)), which some records lack, and its default takes a sequence's value; add the field to every record")
+                    }
+                    definitions.append("\(SQLIdentifier.quote(column.name)) \(column.type) DEFAULT \(value)")
                 }
-                definitions.append("\(SQLIdentifier.quote(column.name)) \(column.type) DEFAULT \(value)")
             }
         }
         try connection.execute(

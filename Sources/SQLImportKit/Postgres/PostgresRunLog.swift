@@ -6,7 +6,7 @@
 /// CREATE TABLE _sqlimport_runs (target text NOT NULL, path text NOT NULL, size bigint,
 ///   head_crc32 bigint, committed_offset bigint NOT NULL, committed_rows bigint NOT NULL,
 ///   finished boolean NOT NULL, updated_at timestamptz NOT NULL, mtime_ns bigint,
-///   inode bigint, committed_rejects bigint, rejects_bytes bigint, PRIMARY KEY (target, path))
+///   inode bigint, committed_rejects bigint, rejects_bytes bigint, run_id text, PRIMARY KEY (target, path))
 /// ```
 struct PostgresRunLog {
     let table: String
@@ -26,16 +26,17 @@ struct PostgresRunLog {
         // EXISTS, and holds it to the first checkpoint, so that another checkpointed run
         // into the schema would wait for it.
         let present = try connection.query(
-            "SELECT count(*) FROM pg_attribute WHERE attrelid = $1::regclass AND attname IN ('committed_rejects', 'rejects_bytes') AND NOT attisdropped", [table])
-        if present.first?[0] != "2" {
-            try connection.execute("ALTER TABLE \(table) ADD COLUMN IF NOT EXISTS committed_rejects bigint, ADD COLUMN IF NOT EXISTS rejects_bytes bigint")
+            "SELECT count(*) FROM pg_attribute WHERE attrelid = $1::regclass AND attname IN ('committed_rejects', 'rejects_bytes', 'run_id') AND NOT attisdropped", [table])
+        if present.first?[0] != "3" {
+            try connection.execute(
+                "ALTER TABLE \(table) ADD COLUMN IF NOT EXISTS committed_rejects bigint, ADD COLUMN IF NOT EXISTS rejects_bytes bigint, ADD COLUMN IF NOT EXISTS run_id text")
         }
     }
 
     func entries(_ connection: PostgresConnection, target: String) throws -> [String: RunLog.Entry] {
         var result: [String: RunLog.Entry] = [:]
         let rows = try connection.query(
-            "SELECT path, size, head_crc32, mtime_ns, inode, committed_offset, committed_rows, finished, committed_rejects, rejects_bytes FROM \(table) WHERE target = $1",
+            "SELECT path, size, head_crc32, mtime_ns, inode, committed_offset, committed_rows, finished, committed_rejects, rejects_bytes, run_id FROM \(table) WHERE target = $1",
             [target])
         for row in rows {
             func number(_ index: Int) -> Int64 { row[index].flatMap { Int64($0) } ?? -1 }
@@ -43,7 +44,7 @@ struct PostgresRunLog {
             result[path] = RunLog.Entry(
                 fingerprint: RunLog.Fingerprint(size: number(1), checksum: number(2), modifiedNanoseconds: number(3), inode: number(4)),
                 committedOffset: number(5), committedRows: Int(number(6)), finished: row[7] == "t", committedRejects: Int(max(number(8), 0)),
-                rejectsBytes: max(number(9), 0))
+                rejectsBytes: max(number(9), 0), runID: row[10])
         }
         return result
     }
@@ -58,17 +59,17 @@ struct PostgresRunLog {
         _ = try connection.query(
             """
             INSERT INTO \(table) (target, path, size, head_crc32, committed_offset, committed_rows, finished, updated_at, mtime_ns, inode,
-              committed_rejects, rejects_bytes)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, now(), $8, $9, $10, $11)
+              committed_rejects, rejects_bytes, run_id)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, now(), $8, $9, $10, $11, $12)
             ON CONFLICT (target, path) DO UPDATE SET size = excluded.size, head_crc32 = excluded.head_crc32,
               committed_offset = excluded.committed_offset, committed_rows = excluded.committed_rows, finished = excluded.finished,
               updated_at = excluded.updated_at, mtime_ns = excluded.mtime_ns, inode = excluded.inode,
-              committed_rejects = excluded.committed_rejects, rejects_bytes = excluded.rejects_bytes
+              committed_rejects = excluded.committed_rejects, rejects_bytes = excluded.rejects_bytes, run_id = excluded.run_id
             """,
             [
                 target, path, String(entry.fingerprint.size), String(entry.fingerprint.checksum), String(entry.committedOffset),
                 String(entry.committedRows), entry.finished ? "true" : "false", String(entry.fingerprint.modifiedNanoseconds),
-                String(entry.fingerprint.inode), String(entry.committedRejects), String(entry.rejectsBytes),
+                String(entry.fingerprint.inode), String(entry.committedRejects), String(entry.rejectsBytes), entry.runID,
             ])
     }
 }

@@ -41,6 +41,18 @@ package struct PostgresSchema: Sendable {
 
     /// The SQL of `column`'s default, as `pg_get_expr` prints it, or nil when it has none.
     /// (Asked per column, when needed: reading every column's default locks the table.)
+    /// A generated column's expression (`GENERATED ALWAYS AS (expr) STORED`), nil for any
+    /// other column.
+    package func generationExpression(of column: String, _ connection: PostgresConnection) throws(PostgresError) -> String? {
+        let found = try connection.query(
+            """
+            SELECT pg_get_expr(d.adbin, d.adrelid) FROM pg_attribute a JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+            WHERE a.attrelid = $1::regclass AND a.attname = $2 AND coalesce(row_to_json(a)->>'attgenerated', '') = 's'
+            """,
+            [qualifiedName, column])
+        return found.first?[0] ?? nil
+    }
+
     package func defaultExpression(of column: String, _ connection: PostgresConnection) throws(PostgresError) -> String? {
         let found = try connection.query(
             "SELECT pg_get_expr(d.adbin, d.adrelid) FROM pg_attribute a JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum WHERE a.attrelid = $1::regclass AND a.attname = $2",

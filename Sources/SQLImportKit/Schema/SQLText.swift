@@ -99,16 +99,7 @@ enum SQLText {
 
     /// The name a column definition begins with, unquoted.
     private static func leadingName(_ bytes: [UInt8], in range: Range<Int>) -> String? {
-        var index = range.lowerBound
-        while index < range.upperBound {
-            if bytes[index] == 0x20 || (0x09 ... 0x0D).contains(bytes[index]) {
-                index += 1
-            } else if let comment = skipQuotedOrComment(bytes, at: index), !comment.isQuoted {
-                index = comment.end
-            } else {
-                break
-            }
-        }
+        let index = skipSpace(bytes, from: range.lowerBound, to: range.upperBound)
         guard index < range.upperBound else { return nil }
         let opening = bytes[index]
         if opening == UInt8(ascii: "\"") || opening == UInt8(ascii: "`") || opening == UInt8(ascii: "[") {
@@ -129,8 +120,7 @@ enum SQLText {
         var open: Int?
         walkCode(bytes, in: range) { index, depth in
             guard depth == 0, isWordStart(bytes, index), matchesKeyword(bytes, index, "AS") else { return true }
-            var next = index + 2
-            while next < range.upperBound, bytes[next] == 0x20 || (0x09 ... 0x0D).contains(bytes[next]) { next += 1 }
+            let next = skipSpace(bytes, from: index + 2, to: range.upperBound)
             if next < range.upperBound, bytes[next] == UInt8(ascii: "(") { open = next }
             return false
         }
@@ -142,6 +132,21 @@ enum SQLText {
             return false
         }
         return expression
+    }
+
+    /// Where the white space and comments from `start` end.
+    private static func skipSpace(_ bytes: [UInt8], from start: Int, to end: Int) -> Int {
+        var index = start
+        while index < end {
+            if bytes[index] == 0x20 || (0x09 ... 0x0D).contains(bytes[index]) {
+                index += 1
+            } else if let comment = skipQuotedOrComment(bytes, at: index), !comment.isQuoted {
+                index = comment.end
+            } else {
+                break
+            }
+        }
+        return index
     }
 
     /// Calls `body` with each byte's index in `range` outside string literals, quoted

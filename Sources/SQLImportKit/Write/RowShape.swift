@@ -37,7 +37,8 @@ final class RowShape {
     ///   - mayReorderKeyClauses: whether the primary-key clause may come first.
     init(
         inputColumns: [Int], tableColumns: [Int], schema: TableSchema, target: ConflictTarget?, policy: MergePolicy,
-        guardable: Set<NameKey>, mayReorderKeyClauses: Bool, rowidName: String?, replacedColumns: Set<NameKey> = []
+        guardable: Set<NameKey>, mayReorderKeyClauses: Bool, rowidName: String?, replacedColumns: Set<NameKey> = [],
+        abortsOtherConflicts: Bool = false
     ) {
         self.inputColumns = inputColumns
         self.tableColumns = tableColumns
@@ -49,7 +50,7 @@ final class RowShape {
         statement = UpsertStatement(
             table: schema.name, columns: names, target: target, policy: policy, guardable: guardable,
             mayReorderKeyClauses: mayReorderKeyClauses, typelessColumns: Set(typeless), rowidName: rowidName,
-            replacedColumns: replacedColumns, abortsOtherConflicts: schema.overridesDeclaredConflictClauses)
+            replacedColumns: replacedColumns, abortsOtherConflicts: abortsOtherConflicts)
     }
 
     func finalize() {

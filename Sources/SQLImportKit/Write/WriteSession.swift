@@ -52,6 +52,13 @@ final class WriteSession {
     /// record can count exactly (`account`), or when a foreign key's check at the end of
     /// a statement could pass a record that fails on its own; nil otherwise.
     let recordsPerStatementLimit: Int?
+    /// Inserts say `INSERT OR ABORT` (`TableSchema.overridesDeclaredConflictClauses`),
+    /// unless a trigger has a conflict clause of its own (`INSERT OR REPLACE`): SQLite
+    /// applies the outer statement's resolution to the statements of the triggers it
+    /// fires, so the override would change what the trigger does.
+    private(set) var abortsOtherConflicts = false
+    /// A trigger's own conflict clause kept the table's from being overridden.
+    private(set) var keepsDeclaredConflictClauses = false
     /// How statements name the conflicting row's rowid (`_rowid_`, `rowid` or `oid`,
     /// whichever no column shadows), nil for a WITHOUT ROWID table.
     let rowidName: String?
@@ -93,13 +100,23 @@ final class WriteSession {
         // gives it to another row, a child before its parent in one table, or a
         // trigger's write that a later record's makes valid. Such tables get one record
         // per statement. (`RESTRICT`, `CASCADE` and `SET NULL` act on each row at once.)
+        // So does a table that refers to another while it holds rows that break the key
+        // (loaded with foreign keys off): a record that repairs one of them makes room,
+        // in SQLite's count, for a new orphan in the same statement.
         let foreignKeysSeeStatements = (try? Bool.fetchOne(db, sql: """
             SELECT (SELECT foreign_keys FROM pragma_foreign_keys) AND EXISTS (
               SELECT 1 FROM sqlite_schema AS s, pragma_foreign_key_list(s.name) AS f WHERE s.type = 'table' AND (?2
-                OR f."table" = ?1 COLLATE NOCASE AND (s.name = ?1 COLLATE NOCASE OR upper(f.on_update) IN ('NO ACTION', 'SET DEFAULT'))))
+                OR f."table" = ?1 COLLATE NOCASE AND (s.name = ?1 COLLATE NOCASE OR upper(f.on_update) IN ('NO ACTION', 'SET DEFAULT'))
+                OR s.name = ?1 COLLATE NOCASE AND EXISTS (SELECT 1 FROM pragma_foreign_key_check(?1))))
             """, arguments: [schema.name, !triggers.isEmpty])) ?? true
         let raisesIgnore = triggers.contains { $0.range(of: "RAISE") != nil && $0.range(of: "IGNORE") != nil }
         recordsPerStatementLimit = raisesIgnore || foreignKeysSeeStatements ? 1 : nil
+        let triggersResolveConflicts = triggers.contains { trigger in
+            let words = trigger.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+            return ["OR REPLACE", "OR IGNORE", "OR ABORT", "OR FAIL", "OR ROLLBACK", "REPLACE INTO"].contains { words.contains($0) }
+        }
+        abortsOtherConflicts = schema.overridesDeclaredConflictClauses && !triggersResolveConflicts
+        keepsDeclaredConflictClauses = schema.overridesDeclaredConflictClauses && triggersResolveConflicts
         usesSavepoints = hasTriggers || failColumns
         if let predicate = target?.predicate {
             partialFilter = PartialPredicateFilter(predicate: predicate, table: schema.name)
@@ -174,7 +191,7 @@ final class WriteSession {
         guard insertsOnly else { return shape.statement }
         return RowShape(
             inputColumns: shape.inputColumns, tableColumns: shape.tableColumns, schema: schema, target: target, policy: policy,
-            guardable: guardable, mayReorderKeyClauses: mayReorderKeyClauses, rowidName: rowidName
+            guardable: guardable, mayReorderKeyClauses: mayReorderKeyClauses, rowidName: rowidName, abortsOtherConflicts: abortsOtherConflicts
         ).statement
     }
 
@@ -235,7 +252,8 @@ final class WriteSession {
     private func makeShape(tableColumns: [Int], replacedColumns: Set<NameKey> = []) -> RowShape {
         let shape = RowShape(
             inputColumns: shapeKey, tableColumns: tableColumns, schema: schema, target: insertsOnly ? nil : target, policy: policy, guardable: guardable,
-            mayReorderKeyClauses: mayReorderKeyClauses, rowidName: rowidName, replacedColumns: replacedColumns)
+            mayReorderKeyClauses: mayReorderKeyClauses, rowidName: rowidName, replacedColumns: replacedColumns,
+            abortsOtherConflicts: abortsOtherConflicts)
         shapes[shapeKey] = shape
         lastShape = shape
         return shape
@@ -597,7 +615,7 @@ final class WriteSession {
         where failure.message.contains("\(schema.name).\(column)") {
             values.append((column, describe(batch.cell(row: row, column: shape.inputColumns[position]), batch)))
         }
-        if schema.overridesDeclaredConflictClauses, failure.code & 0xFF == SQLITE_CONSTRAINT,
+        if abortsOtherConflicts, failure.code & 0xFF == SQLITE_CONSTRAINT,
             failure.message.hasPrefix("UNIQUE constraint failed") || failure.message.hasPrefix("NOT NULL constraint failed")
         {
             let declared = schema.conflictClauses.filter(\.isOverridden).map { "\($0.constraint.rawValue) ON CONFLICT \($0.resolution.rawValue)" }
