@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 
 @testable import SQLImportKit
@@ -971,6 +972,36 @@ import Testing
         let skipped = try TestSupport.run(["null.jsonl", "--db", url, "--table", "items", "--upsert", "k", "--null-key", "skip"], in: directory)
         #expect(skipped.status == 2, "\(skipped.stderr)")
         #expect(!skipped.stderr.contains("inserted as new rows"), "\(skipped.stderr)")
+    }
+
+    /// PostgreSQL checks an immediate foreign key at the end of each statement, and a
+    /// batch went in as one statement (or one COPY): records that satisfy the key only
+    /// together passed, where one upsert per record refuses them (a parent key moved
+    /// between rows left a flight on another plane; a child before its parent). Such
+    /// tables get one record per statement, and agree with SQLite.
+    @Test(arguments: [
+        ("CREATE TABLE t (id text PRIMARY KEY, code text UNIQUE, v integer); CREATE TABLE child (n integer PRIMARY KEY, code text REFERENCES t (code)); INSERT INTO t VALUES ('p1', 'N1', 1), ('p2', 'N2', 2); INSERT INTO child VALUES (1, 'N1');",
+         [#"{"id":"p1","code":"N9","v":10}"#, #"{"id":"p2","code":"N1","v":20}"#, #"{"id":"p3","code":"N3","v":30}"#]),
+        ("CREATE TABLE t (id text PRIMARY KEY, parent text REFERENCES t (id), v integer);",
+         [#"{"id":"c","parent":"p","v":1}"#, #"{"id":"p","parent":null,"v":2}"#, #"{"id":"d","parent":"p","v":3}"#]),
+    ])
+    func recordsThatSatisfyAForeignKeyOnlyTogetherAreRefusedAsOnSQLite(_ schema: String, _ lines: [String]) throws {
+        let url = try PostgresServer.database(schema: Self.schemaName("fkTogether\(lines[0].count)"), setUp: schema)
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        TestSupport.write(lines.joined(separator: "\n") + "\n", to: directory.appendingPathComponent("in.jsonl"))
+        let sqlite = directory.appendingPathComponent("app.db").path
+        try TestSupport.createDatabase(sqlite, schema: schema)
+        for (target, rows) in [(url, "SELECT string_agg(id || ':' || v, ',' ORDER BY id) FROM t"), (sqlite, "SELECT group_concat(id || ':' || v, ',') FROM (SELECT * FROM t ORDER BY id)")] {
+            let stopped = try TestSupport.run(["in.jsonl", "--db", target, "--table", "t", "--upsert", "id"], in: directory)
+            #expect(stopped.status == 65 && stopped.stderr.contains("in.jsonl:1"), "\(stopped.stderr)")
+            let skipped = try TestSupport.run(["in.jsonl", "--db", target, "--table", "t", "--upsert", "id", "--on-error", "skip"], in: directory)
+            #expect(skipped.status == 2, "\(skipped.stderr)")
+            let stored = target == url
+                ? try PostgresServer.query(url, rows)
+                : try DatabaseQueue(path: sqlite).read { try String.fetchOne($0, sql: rows) }.map { $0 + "\n" }
+            #expect(stored == (schema.contains("child") ? "p1:1,p2:2,p3:30\n" : "d:3,p:2\n"), "\(target): \(stored ?? "")")
+        }
     }
 
     /// `numbersKeptAsText` counted every big number read: those of records PostgreSQL

@@ -457,8 +457,11 @@ final class PostgresRun {
                     let kind = cell(test.field).kind
                     return kind == .absent || (kind == .null) == test.isNull
                 } ?? true
-                keys.append((inside ? hash(targetFields, domain: 1) : nil, hash(primaryFields, domain: 2)))
-                linking.append(inside ? nil : hash(targetFields, domain: 1))
+                let primary = hash(primaryFields, domain: 2)
+                keys.append((inside ? hash(targetFields, domain: 1) : nil, primary))
+                // Only a record routed by its primary key can change a stored row; one set
+                // aside or inserted as a new row (`--null-key`) cannot.
+                linking.append(inside || primary == nil ? nil : hash(targetFields, domain: 1))
             }
         }
         let inputName = inputNames[batch.inputIndex]
@@ -492,7 +495,10 @@ final class PostgresRun {
         // Each shape's records together, in input order; when records of different
         // shapes share a key, runs of consecutive records of one shape, in input order.
         var groups: [(shape: Int, rows: [Int])] = []
-        if plan.shapesShareKeys {
+        // One record per statement (`foreignKeysSeeStatements`): in input order, each in
+        // a round of its own.
+        let recordByRecord = schema.foreignKeysSeeStatements
+        if plan.shapesShareKeys || recordByRecord {
             for (index, row) in selected.enumerated() {
                 if groups.last?.shape == shapeOfRow[index] { groups[groups.count - 1].rows.append(row) } else { groups.append((shapeOfRow[index], [row])) }
             }
@@ -503,6 +509,11 @@ final class PostgresRun {
                     at[shapeOfRow[index]] = groups.count
                     groups.append((shapeOfRow[index], [row]))
                 }
+            }
+        }
+        if recordByRecord {
+            for group in groups {
+                for (rank, row) in group.rows.enumerated() { rounds[row] = Int32(rank + 1) }
             }
         }
         for group in groups {
@@ -606,7 +617,8 @@ final class PostgresRun {
                 try buildDeferredIndexes(
                     reason: "\(from()) holds a record whose key may repeat an earlier one's, or an integer key given as text")
             }
-            if try copyIntoTable(rows: rows, fields: fields, rounds: rounds, of: batch) { return }
+            // COPY is one statement: its foreign keys are checked once, at its end.
+            if !schema.foreignKeysSeeStatements, try copyIntoTable(rows: rows, fields: fields, rounds: rounds, of: batch) { return }
         }
         if deferredIndexes != nil {
             try buildDeferredIndexes(reason: "\(from()) needs the upsert statements")
@@ -704,6 +716,8 @@ final class PostgresRun {
         }
         try connection.execute(
             "CREATE TEMP TABLE \(name) (sqlimport_seq bigint NOT NULL, sqlimport_route smallint NOT NULL DEFAULT 1, sqlimport_round integer NOT NULL DEFAULT 1, \(definitions.joined(separator: ", "))) ON COMMIT DROP")
+        // A round per record: each statement finds its one record by the index.
+        if schema.foreignKeysSeeStatements { try connection.execute("CREATE INDEX ON \(name) (sqlimport_round)") }
         stagingOfShape[columns] = name
         return name
     }

@@ -29,6 +29,12 @@ package struct PostgresSchema: Sendable {
     /// NULL, and so leave a record out: such a record is counted `ignored`, as SQLite
     /// counts a trigger's `RAISE(IGNORE)`.
     package var hasBeforeRowTriggers = false
+    /// Whether a foreign key's check at the end of a statement could pass records that
+    /// fail one by one: the table is the parent of an immediate `NO ACTION` or `SET
+    /// DEFAULT` key (a parent key moved from one row to another), refers to itself (a
+    /// child before its parent), or has a trigger while the database has a foreign key.
+    /// Such a table gets one record per statement, as on SQLite.
+    package var foreignKeysSeeStatements = false
 
     package var qualifiedName: String { SQLIdentifier.quote(schema) + "." + SQLIdentifier.quote(table) }
     package var primaryKey: UniqueKey? { uniqueKeys.first(where: \.isPrimaryKey) }
@@ -99,6 +105,13 @@ package struct PostgresSchema: Sendable {
             [oid])
         var read = PostgresSchema(table: table, schema: schema, columns: columns, uniqueKeys: keys)
         read.hasBeforeRowTriggers = triggers.first?[0] == "true"
+        let foreignKeys = try connection.query(
+            """
+            SELECT EXISTS (SELECT FROM pg_constraint WHERE contype = 'f' AND (
+              confrelid = $1::oid AND NOT condeferred AND confupdtype IN ('a', 'd') OR conrelid = $1::oid AND confrelid = $1::oid
+              OR EXISTS (SELECT FROM pg_trigger WHERE tgrelid = $1::oid AND NOT tgisinternal AND tgenabled <> 'D')))::text
+            """, [oid])
+        read.foreignKeysSeeStatements = foreignKeys.first?[0] == "true"
         return read
     }
 
