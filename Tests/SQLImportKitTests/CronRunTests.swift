@@ -207,6 +207,49 @@ import Testing
         #expect(changed.status == 65 && changed.stderr.contains("pass --upsert COLUMNS") && !changed.stderr.contains("strict-resume"), "\(changed.stderr)")
     }
 
+    /// A log written before entries named their run cannot tell an earlier run's finished
+    /// entry from the interrupted run's: with --upsert such inputs are read again rather
+    /// than skipped (a review found `b.jsonl` skipped on an upgraded log). And resuming
+    /// with an input the interrupted run never had, before ones it committed, warns.
+    @Test func aResumeOnALogFromBeforeRunIdentifiersSkipsNoFinishedInput() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let database = directory.appendingPathComponent("app.db").path
+        try TestSupport.createDatabase(database, schema: "CREATE TABLE t (id TEXT PRIMARY KEY, v INTEGER);")
+        let ids = (0 ..< 6).map { _ in UUID().uuidString }
+        func write(_ name: String, _ v: Int) -> String {
+            TestSupport.write(ids.map { #"{"id":"\#($0)","v":\#(v)}"# + "\n" }.joined(), to: directory.appendingPathComponent(name))
+        }
+        let a = write("a.jsonl", 1), b = write("b.jsonl", 2), c = write("c.jsonl", 3)
+        let half = Int64(try String(contentsOfFile: a, encoding: .utf8).split(separator: "\n").prefix(3).map { $0.utf8.count + 1 }.reduce(0, +))
+        try DatabaseQueue(path: database).write { db in
+            try RunLog.ensureTable(db)
+            // The interrupted run committed half of a.jsonl; b.jsonl's entry is an earlier
+            // run's, finished (neither names its run).
+            try RunLog.save(db, target: "t", path: "a.jsonl", entry: RunLog.Entry(
+                fingerprint: try RunLog.Fingerprint(path: a), committedOffset: half, committedRows: 3, finished: false))
+            try RunLog.save(db, target: "t", path: "b.jsonl", entry: RunLog.Entry(
+                fingerprint: try RunLog.Fingerprint(path: b), committedOffset: Int64.max, committedRows: 6, finished: true))
+            for id in ids.prefix(3) { try db.execute(sql: "INSERT INTO t VALUES (?, 1)", arguments: [id]) }
+        }
+        let run = ["--db", database, "--table", "t", "--upsert", "id", "--commit-every", "2", "--resume"]
+        let resumed = try TestSupport.run(["a.jsonl", "b.jsonl"] + run, in: directory)
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(try DatabaseQueue(path: database).read { try Int.fetchAll($0, sql: "SELECT v FROM t") } == Array(repeating: 2, count: 6))
+
+        // The interrupted run read b.jsonl (finished) and stopped in c.jsonl.
+        try DatabaseQueue(path: database).write { db in
+            try db.execute(sql: "DELETE FROM _sqlimport_runs")
+            try RunLog.save(db, target: "t", path: "b.jsonl", entry: RunLog.Entry(
+                fingerprint: try RunLog.Fingerprint(path: b), committedOffset: Int64.max, committedRows: 6, finished: true, runID: "r1"))
+            try RunLog.save(db, target: "t", path: "c.jsonl", entry: RunLog.Entry(
+                fingerprint: try RunLog.Fingerprint(path: c), committedOffset: half, committedRows: 3, finished: false, runID: "r1"))
+        }
+        let reordered = try TestSupport.run(["a.jsonl", "b.jsonl", "c.jsonl"] + run, in: directory)
+        #expect(reordered.status == 0, "\(reordered.stderr)")
+        #expect(reordered.stderr.contains("--resume: a.jsonl was not an input of the interrupted run but comes before b.jsonl"), "\(reordered.stderr)")
+    }
+
     /// SIGTERM, and SIGHUP (a closed terminal or ssh session), which used to kill the run
     /// at once: SQLite's journal kept the database safe, but nothing said so, and export
     /// and snapshot left their temporary files.

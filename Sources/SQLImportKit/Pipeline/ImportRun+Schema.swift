@@ -420,9 +420,8 @@ extension ImportRun {
             guardable: guarded ? try guardableColumns ?? IndexedColumns.read(db, table: table) : [], mayReorderKeyClauses: mayReorderKeyClauses)
         session.inferredTypes = inferredTypes
         if session.keepsDeclaredConflictClauses {
-            let declared = Set(schema.conflictClauses.filter(\.isOverridden).map { "\($0.constraint.rawValue) ON CONFLICT \($0.resolution.rawValue)" }).sorted()
             summary.warnings.append(
-                "table \(SQLIdentifier.quote(table)) declares \(declared.joined(separator: " and ")), which sqlimport overrides with INSERT OR ABORT, but a trigger has a conflict clause of its own (INSERT OR REPLACE, ...), which that override would change; the table's clauses apply as declared: a REPLACE deletes another row that holds a record's value, a ROLLBACK ends the run")
+                "table \(SQLIdentifier.quote(table)) declares \(schema.overriddenConflictClauses.joined(separator: " and ")), which sqlimport overrides with INSERT OR ABORT, but a trigger has a conflict clause of its own (INSERT OR REPLACE, ...), which that override would change; the table's clauses apply as declared: a REPLACE deletes another row that holds a record's value, a ROLLBACK ends the run")
         }
         if firstLoadKeys != nil { session.beginInsertsOnly() }
         if deferredIndexes.hasUnique {

@@ -133,6 +133,11 @@ extension RunLog {
     static func entriesToResume(_ entries: [String: Entry], options: ImportOptions, table: String) -> (entries: [String: Entry], warning: String?) {
         let previous = options.inputs.compactMap { entries[$0] }
         if options.resume, let interrupted = previous.first(where: { !$0.finished }) {
+            // A log from before run ids cannot tell the interrupted run's finished inputs
+            // from an earlier run's: with upserts, reading them again is safe.
+            if interrupted.runID == nil && options.upsert != nil {
+                return (entries.filter { $0.value.runID == nil && !$0.value.finished }, nil)
+            }
             return (entries.filter { $0.value.runID == interrupted.runID }, nil)
         }
         if options.resume {
@@ -208,6 +213,13 @@ extension CheckpointingRun {
         let (resumed, warning) = RunLog.entriesToResume(entries, options: options, table: table)
         resumeEntries = resumed
         if let interrupted = resumed.values.first?.runID { runID = interrupted }
+        // An input the interrupted run never had, before inputs it committed: its records
+        // are applied after theirs, which one run of this list would not do.
+        let had = options.inputs.map { resumed[$0] != nil }
+        if let last = had.lastIndex(of: true), let new = had[..<last].firstIndex(of: false), let committed = had[new...].firstIndex(of: true) {
+            summary.warnings.append(
+                "--resume: \(options.inputs[new]) was not an input of the interrupted run but comes before \(options.inputs[committed]), whose committed records it will not precede: a key both hold keeps the value of the one read last. Give the interrupted run's inputs in their order, or run again without --resume")
+        }
         if let warning { summary.warnings.append(warning) }
         // An entry of an earlier, finished run is not this run's progress: left in place,
         // it would make `--resume` after this run's interruption skip an input this run

@@ -279,6 +279,8 @@ final class PostgresRun {
     private func writeIsolatingRefusals(_ batch: RecordBatch, from first: Int, refused: (Int, PostgresError) throws -> Void) throws {
         func recordByRecord() throws {
             for row in first ..< batch.rowCount {
+                // Record by record a batch takes seconds: a signal must not wait for it.
+                if let signal = options.cancellation?.signal { throw ImportError.interrupted(signal: signal) }
                 do {
                     try attempt("sqlimport_record") { try write(rows: [row], of: batch) }
                 } catch let refusal as PostgresError where refusal.kind == .data {

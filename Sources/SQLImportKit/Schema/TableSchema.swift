@@ -56,6 +56,11 @@ public struct TableSchema: Sendable, Codable {
     /// `DeclaredConflictClause.isOverridden`.
     package var overridesDeclaredConflictClauses: Bool { conflictClauses.contains(where: \.isOverridden) }
 
+    /// The overridden clauses as messages name them: `UNIQUE ON CONFLICT REPLACE`.
+    package var overriddenConflictClauses: [String] {
+        Set(conflictClauses.filter(\.isOverridden).map { "\($0.constraint.rawValue) ON CONFLICT \($0.resolution.rawValue)" }).sorted()
+    }
+
     public var primaryKey: [String] {
         columns.filter { $0.primaryKeyPosition > 0 }.sorted { $0.primaryKeyPosition < $1.primaryKeyPosition }.map(\.name)
     }

@@ -56,9 +56,9 @@ final class WriteSession {
     /// unless a trigger has a conflict clause of its own (`INSERT OR REPLACE`): SQLite
     /// applies the outer statement's resolution to the statements of the triggers it
     /// fires, so the override would change what the trigger does.
-    private(set) var abortsOtherConflicts = false
+    let abortsOtherConflicts: Bool
     /// A trigger's own conflict clause kept the table's from being overridden.
-    private(set) var keepsDeclaredConflictClauses = false
+    let keepsDeclaredConflictClauses: Bool
     /// How statements name the conflicting row's rowid (`_rowid_`, `rowid` or `oid`,
     /// whichever no column shadows), nil for a WITHOUT ROWID table.
     let rowidName: String?
@@ -618,9 +618,8 @@ final class WriteSession {
         if abortsOtherConflicts, failure.code & 0xFF == SQLITE_CONSTRAINT,
             failure.message.hasPrefix("UNIQUE constraint failed") || failure.message.hasPrefix("NOT NULL constraint failed")
         {
-            let declared = schema.conflictClauses.filter(\.isOverridden).map { "\($0.constraint.rawValue) ON CONFLICT \($0.resolution.rawValue)" }
             return WriteError(
-                position: position, reason: .overriddenConflictClause(message: failure.message, declared: Array(Set(declared)).sorted()), values: values)
+                position: position, reason: .overriddenConflictClause(message: failure.message, declared: schema.overriddenConflictClauses), values: values)
         }
         return WriteError(position: position, reason: .sqlite(code: failure.code, message: failure.message), values: values)
     }
