@@ -13,10 +13,6 @@ extension ImportRun: CheckpointingRun {
         try prepareResume(entries: try RunLog.entries(db, target: table), table: table)
     }
 
-    func forgetProgress(of paths: [String]) throws {
-        try RunLog.forget(db, target: table, paths: paths)
-    }
-
     func saveProgress(input: Int, offset: Int64, finished: Bool) throws {
         guard options.commitEvery != nil, let path = options.inputs[safe: input] else { return }
         let entry = RunLog.Entry(

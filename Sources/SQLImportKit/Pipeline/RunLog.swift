@@ -100,13 +100,6 @@ struct RunLog {
         return result
     }
 
-    static func forget(_ db: Database, target: String, paths: [String]) throws {
-        guard !paths.isEmpty, try db.tableExists(table) else { return }
-        try db.execute(
-            sql: "DELETE FROM \(table) WHERE target = ? AND path IN (\(paths.map { _ in "?" }.joined(separator: ", ")))",
-            arguments: StatementArguments([target] + paths))
-    }
-
     static func save(_ db: Database, target: String, path: String, entry: Entry) throws {
         try db.execute(
             sql: """
@@ -189,9 +182,6 @@ protocol CheckpointingRun: AnyObject {
     /// What the log's entries of this run are marked with: a new identifier, or the
     /// interrupted run's when this run resumes it.
     var runID: String { get set }
-    /// Removes the log's entries for `paths`: a run that starts afresh supersedes what
-    /// earlier runs recorded of its inputs, in its own transaction.
-    func forgetProgress(of paths: [String]) throws
     /// Records input `input`'s progress in the log (nothing without `--commit-every`).
     func saveProgress(input: Int, offset: Int64, finished: Bool) throws
 }
@@ -221,10 +211,6 @@ extension CheckpointingRun {
                 "--resume: \(options.inputs[new]) was not an input of the interrupted run but comes before \(options.inputs[committed]), whose committed records it will not precede: a key both hold keeps the value of the one read last. Give the interrupted run's inputs in their order, or run again without --resume")
         }
         if let warning { summary.warnings.append(warning) }
-        // An entry of an earlier, finished run is not this run's progress: left in place,
-        // it would make `--resume` after this run's interruption skip an input this run
-        // never reached.
-        if resumed.isEmpty { try forgetProgress(of: Array(seen)) }
         // A changed input that stops the run stops it here, before `--rejects` is opened
         // (which keeps only the lines of the inputs resumed, and emptied the file).
         for (index, path) in options.inputs.enumerated() {

@@ -20,11 +20,6 @@ extension PostgresRun: CheckpointingRun {
         return (0 ..< batch.rowCount).first { batch.byteOffsets[$0] >= offset } ?? batch.rowCount
     }
 
-    func forgetProgress(of paths: [String]) throws {
-        guard let runLog, !paths.isEmpty else { return }
-        try runLog.forget(connection, target: requestedTable, paths: paths)
-    }
-
     func saveProgress(input: Int, offset: Int64, finished: Bool) throws {
         guard let runLog, let path = options.inputs[safe: input] else { return }
         let entry = RunLog.Entry(

@@ -49,12 +49,6 @@ struct PostgresRunLog {
         return result
     }
 
-    func forget(_ connection: PostgresConnection, target: String, paths: [String]) throws {
-        for path in paths {
-            _ = try connection.query("DELETE FROM \(table) WHERE target = $1 AND path = $2", [target, path])
-        }
-    }
-
     func save(_ connection: PostgresConnection, target: String, path: String, entry: RunLog.Entry) throws {
         _ = try connection.query(
             """

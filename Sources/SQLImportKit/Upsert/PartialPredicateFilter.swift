@@ -12,6 +12,9 @@ final class PartialPredicateFilter {
     private let table: String
     private let notNullColumn: String?
     private var evaluators: [ObjectIdentifier: OpaquePointer] = [:]
+    /// Whether `notNullColumn`, when a record omits it, may hold a value in the row
+    /// SQLite stores (a DEFAULT or a generated column), decided once.
+    private var omittedColumnMayHoldValue: Bool?
 
     init(predicate: String, table: String) {
         self.predicate = predicate
@@ -67,8 +70,11 @@ final class PartialPredicateFilter {
             }
             // Omitted: NULL, unless the column has a DEFAULT or is generated, which the
             // row SQLite would store holds (`DEFAULT CURRENT_TIMESTAMP`).
-            let stored = session.schema.columnIndex(named: column).map { session.schema.columns[$0] }
-            if stored?.defaultSQL == nil && stored?.generatedSQL == nil { return false }
+            if omittedColumnMayHoldValue == nil {
+                let stored = session.schema.columnIndex(named: column).map { session.schema.columns[$0] }
+                omittedColumnMayHoldValue = stored?.defaultSQL != nil || stored?.generatedSQL != nil
+            }
+            if omittedColumnMayHoldValue == false { return false }
         }
         let statement = try evaluator(for: shape, session: session)
         do {

@@ -58,7 +58,7 @@ final class WriteSession {
     /// fires, so the override would change what the trigger does.
     let abortsOtherConflicts: Bool
     /// A trigger's own conflict clause kept the table's from being overridden.
-    let keepsDeclaredConflictClauses: Bool
+    var keepsDeclaredConflictClauses: Bool { schema.overridesDeclaredConflictClauses && !abortsOtherConflicts }
     /// How statements name the conflicting row's rowid (`_rowid_`, `rowid` or `oid`,
     /// whichever no column shadows), nil for a WITHOUT ROWID table.
     let rowidName: String?
@@ -116,7 +116,6 @@ final class WriteSession {
             return ["OR REPLACE", "OR IGNORE", "OR ABORT", "OR FAIL", "OR ROLLBACK", "REPLACE INTO"].contains { words.contains($0) }
         }
         abortsOtherConflicts = schema.overridesDeclaredConflictClauses && !triggersResolveConflicts
-        keepsDeclaredConflictClauses = schema.overridesDeclaredConflictClauses && triggersResolveConflicts
         usesSavepoints = hasTriggers || failColumns
         if let predicate = target?.predicate {
             partialFilter = PartialPredicateFilter(predicate: predicate, table: schema.name)
