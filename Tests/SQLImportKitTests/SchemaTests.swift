@@ -266,9 +266,14 @@ import Testing
         #expect(SQLText.whereClause(ofCreateIndex: #"CREATE UNIQUE INDEX "where" ON "t where" ("where") WHERE "where" > 0 AND deleted = 0"#) == #""where" > 0 AND deleted = 0"#)
         #expect(SQLText.whereClause(ofCreateIndex: "CREATE UNIQUE INDEX i ON t (a) -- WHERE x\n WHERE /* WHERE */ a IN ('WHERE', 'b')") == "/* WHERE */ a IN ('WHERE', 'b')")
         #expect(SQLText.whereClause(ofCreateIndex: "CREATE UNIQUE INDEX i ON t (a)") == nil)
-        #expect(PartialPredicateFilter.notNullColumn(in: "remoteID IS NOT NULL") == "remoteID")
-        #expect(PartialPredicateFilter.notNullColumn(in: #""remote ""ID"""  is  not  null"#) == "remote \"ID\"")
-        #expect(PartialPredicateFilter.notNullColumn(in: "remoteID IS NOT NULL AND x = 1") == nil)
+        let notNull = PartialPredicateFilter.nullTest(in: "remoteID IS NOT NULL")
+        #expect(notNull?.column == "remoteID" && notNull?.isNotNull == true)
+        let quoted = PartialPredicateFilter.nullTest(in: #""remote ""ID"""  is  not  null"#)
+        #expect(quoted?.column == "remote \"ID\"" && quoted?.isNotNull == true)
+        let softDelete = PartialPredicateFilter.nullTest(in: #""deletedAt" IS NULL"#)
+        #expect(softDelete?.column == "deletedAt" && softDelete?.isNotNull == false)
+        #expect(PartialPredicateFilter.nullTest(in: "remoteID IS NOT NULL AND x = 1") == nil)
+        #expect(PartialPredicateFilter.nullTest(in: "deletedAt IS NULL OR x = 1") == nil)
     }
 
     /// The conflict clauses a table declares, read past quotes, comments, sort orders and

@@ -74,8 +74,28 @@ enum SQLText {
     /// (`live INT GENERATED ALWAYS AS (deleted = 0) VIRTUAL` gives `live: deleted = 0`).
     static func generatedColumns(ofCreateTable sql: String) -> [(name: String, expression: String)] {
         let bytes = Array(sql.utf8)
-        // The column definitions: the text between the top-level commas of the outer
-        // parentheses.
+        var result: [(name: String, expression: String)] = []
+        for definition in columnDefinitions(bytes) {
+            guard let name = leadingName(bytes, in: definition), let expression = generatedExpression(bytes, in: definition) else { continue }
+            result.append((name, expression))
+        }
+        return result
+    }
+
+    /// The columns declared `NOT NULL ON CONFLICT REPLACE`, for which SQLite stores the
+    /// default when given a NULL (SQLiteData's `id`s).
+    static func nullReplacingColumns(ofCreateTable sql: String) -> [String] {
+        let bytes = Array(sql.utf8)
+        return columnDefinitions(bytes).compactMap { definition in
+            guard let name = leadingName(bytes, in: definition) else { return nil }
+            let clauses = conflictClauses(ofCreateTable: String(decoding: bytes[definition], as: UTF8.self))
+            return clauses.contains(DeclaredConflictClause(constraint: .notNull, resolution: .replace)) ? name : nil
+        }
+    }
+
+    /// The column definitions (and table constraints) of a `CREATE TABLE` statement: the
+    /// text between the top-level commas of the outer parentheses.
+    private static func columnDefinitions(_ bytes: [UInt8]) -> [Range<Int>] {
         var definitions: [Range<Int>] = []
         var start = 0
         walkCode(bytes, in: 0 ..< bytes.count) { index, depth in
@@ -89,12 +109,7 @@ enum SQLText {
             }
             return true
         }
-        var result: [(name: String, expression: String)] = []
-        for definition in definitions {
-            guard let name = leadingName(bytes, in: definition), let expression = generatedExpression(bytes, in: definition) else { continue }
-            result.append((name, expression))
-        }
-        return result
+        return definitions
     }
 
     /// The name a column definition begins with, unquoted.

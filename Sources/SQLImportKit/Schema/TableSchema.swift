@@ -13,6 +13,8 @@ public struct ColumnInfo: Sendable, Hashable, Codable {
     public var isWritable: Bool
     /// A generated column's expression (`SQLText.generatedColumns`).
     package var generatedSQL: String? = nil
+    /// `NOT NULL ON CONFLICT REPLACE`: a NULL given for the column stores its default.
+    package var replacesNull = false
 
     public var affinity: ColumnAffinity { ColumnAffinity(declaredType: declaredType) }
 }
@@ -142,6 +144,9 @@ public struct TableSchema: Sendable, Codable {
             if let index = schema.columnIndex(named: column.name), !schema.columns[index].isWritable {
                 schema.columns[index].generatedSQL = column.expression
             }
+        }
+        for name in sql.map(SQLText.nullReplacingColumns(ofCreateTable:)) ?? [] {
+            if let index = schema.columnIndex(named: name) { schema.columns[index].replacesNull = true }
         }
         return schema
     }

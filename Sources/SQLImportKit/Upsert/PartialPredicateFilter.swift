@@ -4,30 +4,50 @@ import GRDBSQLite
 /// can never conflict on that index: they are plain inserts (or go to the primary-key
 /// clause), and the summary counts them as `outsidePartialIndex`.
 ///
-/// The common predicate `col IS NOT NULL` is decided from the cell; any other predicate
-/// is evaluated by SQLite on the row that would be stored, defaults included:
-/// `SELECT (<predicate>) FROM (SELECT ?1 AS "a", ?2 AS "b", (0) AS "deleted") AS "items"`.
+/// The common predicates `col IS NOT NULL` and `col IS NULL` (a soft delete) are decided
+/// from the cell where it is the stored value (neither affinity nor collation changes
+/// whether a value is NULL); any other predicate
+/// is evaluated by SQLite on the row it would store. That row is made in a copy of the
+/// table's columns (their affinities, collations, defaults and generated columns, without
+/// constraints) in a private in-memory database:
+/// `INSERT INTO "items" ("a", "b") VALUES (?1, ?2)`, then `SELECT (<predicate>) FROM
+/// "items"` (not `RETURNING`, whose expressions lose the columns' collations). So
+/// `g INTEGER AS (substr(s, 1, 2))` holds the integer 12 that `WHERE g = 12` compares, and
+/// a `COLLATE NOCASE` column matches `WHERE s = 'SEED'` as the index does. The private
+/// connection keeps the probe rows out of the run's transaction and savepoints.
 final class PartialPredicateFilter {
     private let predicate: String
     private let table: String
-    private let notNullColumn: String?
-    private var evaluators: [ObjectIdentifier: OpaquePointer] = [:]
-    /// Whether `notNullColumn`, when a record omits it, may hold a value in the row
+    private let nullTest: (column: String, isNotNull: Bool)?
+    private var inserters: [ObjectIdentifier: OpaquePointer] = [:]
+    /// Whether `nullTest`'s column, when a record omits it, may hold a value in the row
     /// SQLite stores (a DEFAULT or a generated column), decided once.
     private var omittedColumnMayHoldValue: Bool?
+    /// Whether a NULL given for `nullTest`'s column stores its default (`NOT NULL ON CONFLICT
+    /// REPLACE DEFAULT ...`), decided once.
+    private var nullStoresDefault: Bool?
+    /// The in-memory database that holds the probe table, the statement that evaluates
+    /// the predicate on its row, and the one that empties it.
+    private var probe: OpaquePointer?
+    private var evaluation: OpaquePointer?
+    private var emptyProbe: OpaquePointer?
 
     init(predicate: String, table: String) {
         self.predicate = predicate
         self.table = table
-        notNullColumn = Self.notNullColumn(in: predicate)
+        nullTest = Self.nullTest(in: predicate)
     }
 
     deinit {
-        for statement in evaluators.values { sqlite3_finalize(statement) }
+        for statement in inserters.values { sqlite3_finalize(statement) }
+        sqlite3_finalize(evaluation)
+        sqlite3_finalize(emptyProbe)
+        sqlite3_close_v2(probe)
     }
 
-    /// The column of a predicate of the form `col IS NOT NULL` (bare or quoted).
-    static func notNullColumn(in predicate: String) -> String? {
+    /// The column of a predicate of the form `col IS NOT NULL` or `col IS NULL` (bare or
+    /// quoted), and which of the two it is.
+    static func nullTest(in predicate: String) -> (column: String, isNotNull: Bool)? {
         var text = Substring(predicate.trimmingSQLWhitespace())
         let name: String
         if text.first == "\"" {
@@ -56,27 +76,33 @@ final class PartialPredicateFilter {
             text = text.dropFirst(word.count)
         }
         let words = text.split(whereSeparator: \.isWhitespace).map { $0.uppercased() }
-        return words == ["IS", "NOT", "NULL"] ? name : nil
+        switch words {
+        case ["IS", "NOT", "NULL"]: return (name, true)
+        case ["IS", "NULL"]: return (name, false)
+        default: return nil
+        }
     }
 
     func isInside(row: Int, of batch: RecordBatch, shape: RowShape, session: WriteSession, bytes: UnsafePointer<UInt8>) throws -> Bool {
-        if let column = notNullColumn {
+        if let (column, isNotNull) = nullTest {
             if shape.notNullPosition == nil {
                 shape.notNullPosition = .some(shape.statement.columns.firstIndex { $0.sqliteFolded == column.sqliteFolded })
             }
-            if let position = shape.notNullPosition! {
-                let kind = batch.cell(row: row, column: shape.inputColumns[position]).kind
-                if kind != .absent { return kind != .null }
-            }
-            // Omitted: NULL, unless the column has a DEFAULT or is generated, which the
-            // row SQLite would store holds (`DEFAULT CURRENT_TIMESTAMP`).
             if omittedColumnMayHoldValue == nil {
                 let stored = session.schema.columnIndex(named: column).map { session.schema.columns[$0] }
                 omittedColumnMayHoldValue = stored?.defaultSQL != nil || stored?.generatedSQL != nil
+                nullStoresDefault = stored?.defaultSQL != nil && stored?.replacesNull == true
             }
-            if omittedColumnMayHoldValue == false { return false }
+            if let position = shape.notNullPosition! {
+                let kind = batch.cell(row: row, column: shape.inputColumns[position]).kind
+                if kind != .absent, kind != .null || nullStoresDefault == false { return (kind != .null) == isNotNull }
+            }
+            // Omitted (or NULL where SQLite stores the default instead): NULL, unless the
+            // column has a DEFAULT or is generated, which the row SQLite would store holds
+            // (`DEFAULT CURRENT_TIMESTAMP`).
+            if omittedColumnMayHoldValue == false { return !isNotNull }
         }
-        let statement = try evaluator(for: shape, session: session)
+        let statement = try inserter(for: shape, session: session)
         do {
             try session.bindRow(row, of: batch, shape: shape, to: statement, bytes: bytes)
         } catch {
@@ -85,40 +111,80 @@ final class PartialPredicateFilter {
             // aside there. (Thrown from here, it ended the run as an internal error.)
             return true
         }
-        defer { sqlite3_reset(statement) }
-        guard sqlite3_step(statement) == SQLITE_ROW else { return false }
-        return sqlite3_column_type(statement, 0) != SQLITE_NULL && sqlite3_column_int64(statement, 0) != 0
+        let inserted = sqlite3_step(statement) == SQLITE_DONE
+        sqlite3_reset(statement)
+        // A probe row SQLite cannot make (a NOT NULL column left NULL, which the copy
+        // keeps only where it stores the default): the record's own statement refuses it,
+        // naming the field, so it is judged inside here.
+        guard inserted else { return true }
+        let inside = sqlite3_step(evaluation) == SQLITE_ROW
+            && sqlite3_column_type(evaluation, 0) != SQLITE_NULL && sqlite3_column_int64(evaluation, 0) != 0
+        sqlite3_reset(evaluation)
+        sqlite3_step(emptyProbe)
+        sqlite3_reset(emptyProbe)
+        return inside
     }
 
-    private func evaluator(for shape: RowShape, session: WriteSession) throws -> OpaquePointer {
-        if let statement = evaluators[ObjectIdentifier(shape)] { return statement }
-        // The row SQLite would store: the record's values, and for every column the
-        // record omits, the column's DEFAULT (or NULL), so that a predicate may name a
-        // defaulted column the input leaves out (`deleted = 0 AND remoteID IS NOT NULL`).
+    private func inserter(for shape: RowShape, session: WriteSession) throws -> OpaquePointer {
+        if let statement = inserters[ObjectIdentifier(shape)] { return statement }
+        let probe = try probe ?? makeProbe(session: session)
         // Parameters are numbered in the statement's column order, as `bindRow` binds them.
-        let supplied = Dictionary(
-            shape.statement.columns.enumerated().map { ($0.element.sqliteFolded, $0.offset + 1) }, uniquingKeysWith: { first, _ in first })
-        let columns = session.schema.columns
-        let stored = columns.map { column -> String in
-            let value = supplied[column.name.sqliteFolded].map { "?\($0)" } ?? column.defaultSQL.map { "(\($0))" } ?? "NULL"
-            return "\(value) AS \(SQLIdentifier.quote(column.name))"
-        }.joined(separator: ", ")
-        var row = "SELECT \(stored.isEmpty ? "NULL" : stored)"
-        // Generated columns, computed from the row as their expressions say: one layer per
-        // generated column, so that one may use another whatever their order.
-        let generated = columns.filter { $0.generatedSQL != nil }
-        for _ in generated {
-            let layer = columns.map { column in
-                column.generatedSQL.map { "(\($0)) AS \(SQLIdentifier.quote(column.name))" } ?? SQLIdentifier.quote(column.name)
-            }.joined(separator: ", ")
-            row = "SELECT \(layer) FROM (\(row)) AS \(SQLIdentifier.quote(table))"
-        }
-        let sql = "SELECT (\(predicate)) FROM (\(row)) AS \(SQLIdentifier.quote(table))"
+        let columns = shape.statement.columns
+        let values = columns.isEmpty
+            ? "DEFAULT VALUES"
+            : "(\(SQLIdentifier.quoteList(columns))) VALUES (\((1 ... columns.count).map { "?\($0)" }.joined(separator: ", ")))"
+        let sql = "INSERT INTO \(SQLIdentifier.quote(table)) \(values)"
         var statement: OpaquePointer?
-        guard sqlite3_prepare_v3(session.connection, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil) == SQLITE_OK, let statement else {
-            throw UpsertError.conflictClauseRejected(sql: sql, message: String(cString: sqlite3_errmsg(session.connection)))
+        guard sqlite3_prepare_v3(probe, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil) == SQLITE_OK, let statement else {
+            throw UpsertError.conflictClauseRejected(sql: sql, message: String(cString: sqlite3_errmsg(probe)))
         }
-        evaluators[ObjectIdentifier(shape)] = statement
+        inserters[ObjectIdentifier(shape)] = statement
         return statement
+    }
+
+    /// Opens the in-memory database and makes the probe table: the table's name and
+    /// columns, each with its affinity (a canonical type name: the declared one is the
+    /// schema's text, never spliced), collation, DEFAULT or generation expression, and
+    /// `NOT NULL ON CONFLICT REPLACE` where it stores the default for a NULL.
+    private func makeProbe(session: WriteSession) throws -> OpaquePointer {
+        var connection: OpaquePointer?
+        guard sqlite3_open_v2(":memory:", &connection, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK, let connection else {
+            sqlite3_close_v2(connection)
+            throw UpsertError.conflictClauseRejected(sql: ":memory:", message: "cannot open an in-memory database")
+        }
+        probe = connection
+        let schema = session.schema
+        let definitions = schema.columns.indices.map { index -> String in
+            let column = schema.columns[index]
+            var definition = "\(SQLIdentifier.quote(column.name)) \(schema.affinity(ofColumn: index).rawValue)"
+            if column.name == schema.rowidAlias { definition += " PRIMARY KEY" }
+            var collation: UnsafePointer<CChar>?
+            if sqlite3_table_column_metadata(session.connection, nil, schema.name, column.name, nil, &collation, nil, nil, nil) == SQLITE_OK,
+               let collation {
+                definition += " COLLATE \(SQLIdentifier.quote(String(cString: collation)))"
+            }
+            if let generated = column.generatedSQL {
+                definition += " AS (\(generated))"
+            } else {
+                if column.replacesNull { definition += " NOT NULL ON CONFLICT REPLACE" }
+                if let value = column.defaultSQL { definition += " DEFAULT (\(value))" }
+            }
+            return definition
+        }
+        // One transaction for the probe's life: a statement in autocommit mode would begin
+        // and commit one of its own, which cost more than the evaluation.
+        let create = "CREATE TABLE \(SQLIdentifier.quote(table)) (\(definitions.joined(separator: ", "))); BEGIN"
+        guard sqlite3_exec(connection, create, nil, nil, nil) == SQLITE_OK else {
+            throw UpsertError.conflictClauseRejected(sql: create, message: String(cString: sqlite3_errmsg(connection)))
+        }
+        for (sql, statement) in [
+            ("SELECT (\(predicate)) FROM \(SQLIdentifier.quote(table))", \PartialPredicateFilter.evaluation),
+            ("DELETE FROM \(SQLIdentifier.quote(table))", \PartialPredicateFilter.emptyProbe),
+        ] {
+            guard sqlite3_prepare_v3(connection, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &self[keyPath: statement], nil) == SQLITE_OK else {
+                throw UpsertError.conflictClauseRejected(sql: sql, message: String(cString: sqlite3_errmsg(connection)))
+            }
+        }
+        return connection
     }
 }
