@@ -150,6 +150,31 @@ import Testing
         #expect(try workspace.rows("SELECT id FROM t") == ["b"])
     }
 
+    /// A tombstone field is true when it is `true`, `1` or `"yes"` (docs/mirror.md), in
+    /// JSON as in CSV: any non-zero JSON number deleted its row (2, -1, 0.5, an epoch), where
+    /// the same value in CSV did not (a helper).
+    @Test(arguments: ["jsonl", "csv"])
+    func aTombstoneIsTrueOnlyAsDocumentedWhateverTheFormat(format: String) throws {
+        let values: [(json: String, csv: String, deletes: Bool)] = [
+            ("true", "true", true), ("1", "1", true), (#""YES""#, "YES", true), ("1.0", "1", true),
+            ("2", "2", false), ("-1", "-1", false), ("0.5", "0.5", false), ("1700000000", "1700000000", false),
+            ("0", "0", false), (#""on""#, "on", false), (#""y""#, "y", false),
+        ]
+        let ids = values.map { _ in UUID().uuidString }
+        let workspace = try Workspace(
+            "CREATE TABLE t (id TEXT PRIMARY KEY, v TEXT); INSERT INTO t VALUES " + ids.map { "('\($0)', 'x')" }.joined(separator: ",") + ";")
+        defer { workspace.cleanUp() }
+        let lines = format == "csv"
+            ? ["id,v,gone"] + zip(ids, values).map { "\($0),x,\($1.csv)" }
+            : zip(ids, values).map { #"{"id":"\#($0)","v":"x","gone":\#($1.json)}"# }
+        let result = try workspace.run(lines, ["--table", "t", "--upsert", "id", "--tombstone", "gone", "--report", "-"], name: "in.\(format)")
+        #expect(result.status == 0, "\(result.stderr)")
+        let kept = Set(try workspace.rows("SELECT id FROM t"))
+        for (id, value) in zip(ids, values) {
+            #expect(kept.contains(id) != value.deletes, "\(format) \(value.json)")
+        }
+    }
+
     /// The run's trigger and function leave the caller's connection however the run
     /// ends: a failure after a `--commit-every` checkpoint rolled back the trigger's drop
     /// and left it behind (a review helper read it in the code).

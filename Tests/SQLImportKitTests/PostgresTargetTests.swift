@@ -1623,6 +1623,45 @@ import Testing
         #expect(results[0][0].split(separator: " ").map { Int($0)! }[3] == 3924, "\(results[0])")
     }
 
+    /// A record after a tombstone that deleted its key's row makes a new row, no repeat,
+    /// as on SQLite, whether the keys met are kept in memory or on the server, and in a
+    /// later batch than the tombstone: the tombstone's key stayed met, so it was counted,
+    /// and `--duplicate-keys error` refused a valid input with exit 65 (a helper).
+    @Test func aRecordAfterATombstoneThatDeletedItsRowIsNoRepeatAsOnSQLite() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        // Other keys between the tombstones and the records after them, which come in
+        // later batches (in input order: sorted, a key's records are in one batch).
+        let keys = (0 ..< 10_000).map { _ in UUID().uuidString }
+        let lines = keys.prefix(5_000).map { #"{"k":"\#($0)","v":1}"# } + keys.prefix(1_000).map { #"{"k":"\#($0)","gone":true}"# }
+            + keys.suffix(5_000).map { #"{"k":"\#($0)","v":1}"# }
+            + keys.prefix(1_000).map { #"{"k":"\#($0)","v":2}"# } + keys.suffix(3).map { #"{"k":"\#($0)","v":3}"# }
+        TestSupport.write(lines.joined(separator: "\n") + "\n", to: directory.appendingPathComponent("t.jsonl"))
+        TestSupport.write(lines.dropLast(3).joined(separator: "\n") + "\n", to: directory.appendingPathComponent("strict.jsonl"))
+        _ = try TestSupport.runShell("sqlite3 app.db 'CREATE TABLE t (k TEXT PRIMARY KEY, v INTEGER)'", in: directory)
+        let onSQLite = try TestSupport.run(["t.jsonl", "--db", "app.db", "--table", "t", "--upsert", "k", "--tombstone", "gone", "--report", "-"], in: directory)
+        #expect(onSQLite.status == 0, "\(onSQLite.stderr)")
+        let sqliteCounts = (try JSONSerialization.jsonObject(with: Data(onSQLite.stdout.utf8)) as! [String: Any])["counts"] as! [String: Int]
+        #expect(sqliteCounts["duplicateKeys"] == 3, "\(sqliteCounts)")
+        for keysInMemory in [1 << 21, 100] {
+            for (input, repeats) in [("t.jsonl", 3), ("strict.jsonl", 0)] {
+                let url = try PostgresServer.database(
+                    schema: Self.schemaName("tombrepeat\(keysInMemory)\(repeats)"), setUp: "CREATE TABLE t (k text PRIMARY KEY, v bigint);")
+                var options = ImportOptions(inputs: [directory.appendingPathComponent(input).path], databasePath: url)
+                options.table = "t"
+                options.upsert = ["k"]
+                options.mirror.tombstone = Tombstone(argument: "gone")
+                options.duplicateKeys = repeats == 0 ? .error : .warn
+                options.postgresKeysInMemory = keysInMemory
+                options.rowsPerBatch = 1_000
+                options.sortMemoryMiB = 0
+                let summary = try PostgresImporter(options: options).run()
+                #expect(summary.counts.duplicateKeys == repeats && summary.counts.deleted == 1_000, "\(keysInMemory): \(summary.counts)")
+                #expect(try PostgresServer.query(url, "SELECT count(*), sum(v) FROM t") == "10000|\(11_000 + repeats * 2)\n")
+            }
+        }
+    }
+
     /// A review's cases, each against SQLite: a mirror record that updates a row through
     /// its key while its own primary key is in no row (the row is seen, not deleted); a
     /// key repeated in a later batch with another primary key (a repeat); a tombstone

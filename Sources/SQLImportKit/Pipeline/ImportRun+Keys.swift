@@ -87,7 +87,20 @@ extension ImportRun {
         for index in 0 ..< rows.count {
             let fingerprint = plan.fingerprints[index]
             let row = rows.lowerBound + index
-            guard fingerprint != 0, plan.decisions[index] == .write, !rowsRejectedWhileWriting.contains(row) else { continue }
+            guard plan.decisions[index] == .write, !rowsRejectedWhileWriting.contains(row) else { continue }
+            if !plan.tombstones.isEmpty && plan.tombstones.contains(index) {
+                // A tombstone that deleted its row: the next record of that key makes a new
+                // row, as where SQLite counts repeats by rowid.
+                guard rowsDeletedByTombstones.contains(row) else { continue }
+                let columns = keyColumns(of: plan.shapes[index])
+                for (key, domain) in [(columns.target, UInt8(0)), (columns.primaryKey, UInt8(1))] {
+                    if let value = KeyLedger.fingerprint(row: row, of: batch, shape: plan.shapes[index], columns: key, domain: domain) {
+                        keyLedger.remove(value)
+                    }
+                }
+                continue
+            }
+            guard fingerprint != 0 else { continue }
             if let previous = keyLedger.insert(fingerprint, position: KeyLedger.pack(input: batch.inputIndex, line: batch.lines[row])) {
                 let (input, line) = KeyLedger.unpack(previous)
                 try noteDuplicate(

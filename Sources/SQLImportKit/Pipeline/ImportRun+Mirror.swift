@@ -212,9 +212,11 @@ extension ImportRun {
     }
 
     /// Deletes the row a tombstone names: by the primary key when the record supplies
-    /// it, else by the conflict target (within a partial target's predicate).
-    func deleteTombstone(row: Int, of batch: RecordBatch, inputName: String, bytes: UnsafePointer<UInt8>) throws {
-        guard let schema, let target else { return }
+    /// it, else by the conflict target (within a partial target's predicate). Returns
+    /// whether it deleted a row.
+    @discardableResult
+    func deleteTombstone(row: Int, of batch: RecordBatch, inputName: String, bytes: UnsafePointer<UInt8>) throws -> Bool {
+        guard let schema, let target else { return false }
         summary.counts.tombstones += 1
         func inputs(_ names: [String]) -> [(input: Int, column: Int)]? {
             var found: [(Int, Int)] = []
@@ -229,7 +231,7 @@ extension ImportRun {
         let byPrimaryKey = schema.primaryKey.isEmpty ? nil : inputs(schema.primaryKey)
         guard let key = byPrimaryKey ?? inputs(target.columns) else {
             summary.counts.tombstonesWithoutRow += 1
-            return
+            return false
         }
         let names = key.map { schema.columns[$0.column].name }
         var sql = "DELETE FROM \(SQLIdentifier.quote(table)) WHERE (\(SQLIdentifier.quoteList(names))) = (" + names.map { _ in "?" }.joined(separator: ", ") + ")"
@@ -264,13 +266,14 @@ extension ImportRun {
             try reject(RejectedRecord(
                 input: position.input, line: position.line, byteOffset: position.byteOffset,
                 reason: "\(position): the tombstone's row cannot be deleted: \(error.message ?? "\(error)")", record: batch.rawRecord(row: row)))
-            return
+            return false
         }
         if db.changesCount > 0 {
             summary.counts.deleted += db.changesCount
-        } else {
-            summary.counts.tombstonesWithoutRow += 1
+            return true
         }
+        summary.counts.tombstonesWithoutRow += 1
+        return false
     }
 
     /// After the input: deletes the rows in scope that no record of the run inserted or

@@ -111,7 +111,11 @@ extension ImportRun {
             }
             var from = firstRow
             rowsRejectedWhileWriting.removeAll(keepingCapacity: true)
-            defer { rowsRejectedWhileWriting.removeAll(keepingCapacity: true) }
+            rowsDeletedByTombstones.removeAll(keepingCapacity: true)
+            defer {
+                rowsRejectedWhileWriting.removeAll(keepingCapacity: true)
+                rowsDeletedByTombstones.removeAll(keepingCapacity: true)
+            }
             while true {
                 do {
                     try writeRuns(from ..< rows.upperBound, firstRow: firstRow, of: batch, plan: plan, session: session, inputName: inputName, bytes: bytes)
@@ -194,7 +198,9 @@ extension ImportRun {
                 runShape = nil
                 runStart = row + 1
                 runEnd = Int.max
-                if plan.decisions[index] == .write { try deleteTombstone(row: row, of: batch, inputName: inputName, bytes: bytes) }
+                if plan.decisions[index] == .write, try deleteTombstone(row: row, of: batch, inputName: inputName, bytes: bytes) {
+                    rowsDeletedByTombstones.insert(row)
+                }
                 continue
             }
             if unchangedRows != nil, plan.decisions[index] == .write, plan.inside[index],

@@ -109,6 +109,8 @@ final class ImportRun {
     var ledgerRepeats = 0
     /// The rows of the slice being written that were set aside while writing.
     var rowsRejectedWhileWriting = Set<Int>()
+    /// The tombstones of the slice being written that deleted a row.
+    var rowsDeletedByTombstones = Set<Int>()
 
     init(
         options: ImportOptions, db: Database, table: String, source: BatchSource, transaction: RunTransaction, summary: ImportSummary,

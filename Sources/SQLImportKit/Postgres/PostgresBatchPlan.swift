@@ -18,6 +18,10 @@ struct PostgresBatchPlan {
     var shapesShareKeys = false
     /// The keys this batch added to `seen`: what a rolled-back batch takes out again.
     var added: [Int] = []
+    /// The keys a tombstone took out of the keys met that no later record of the batch
+    /// marked again: the server's copy forgets them too (`seen` holds only the keys of
+    /// the batch's other records there).
+    var forgotten: Set<Int> = []
 
     /// - Parameters:
     ///   - keys: per row, the hashes of its complete conflict-target key and of its
@@ -70,9 +74,19 @@ struct PostgresBatchPlan {
                 guard let key else { continue }
                 latest[key] = (rounds[row], row)
             }
-            // A tombstone is no repeat and leaves no key to repeat, as on SQLite; it keeps
-            // its place in the rounds.
-            guard !tombstones.contains(row) else { continue }
+            // A tombstone is no repeat, and takes its key out of the keys met: its row is
+            // deleted, so a later record of the key makes a new row, no repeat, as on
+            // SQLite. It keeps its place in the rounds.
+            if !tombstones.isEmpty && tombstones.contains(row) {
+                let counting = Self.countingKeys(keys[row])
+                for probe in [counting.probes.0, counting.probes.1] {
+                    guard let probe else { continue }
+                    lastLanded[probe] = nil
+                    seen.remove(probe)
+                    forgotten.insert(probe)
+                }
+                continue
+            }
             if written != nil || seenBefore { meetsEarlierKeys = true }
             let counting = Self.countingKeys(keys[row])
             var landedBefore: Int??
@@ -92,6 +106,7 @@ struct PostgresBatchPlan {
             }
             if let mark = counting.mark {
                 lastLanded[mark] = row
+                if !forgotten.isEmpty { forgotten.remove(mark) }
                 if seen.insert(mark).inserted { added.append(mark) }
             }
         }

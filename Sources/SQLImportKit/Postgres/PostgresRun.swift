@@ -487,6 +487,10 @@ final class PostgresRun {
                         later: batch.position(row: selected[later], inputName: inputName), key: keyText)
                 }
                 : nil)
+        if keysOnServer && !plan.forgotten.isEmpty {
+            let list = "{" + plan.forgotten.sorted().map(String.init).joined(separator: ",") + "}"
+            _ = try connection.query("DELETE FROM sqlimport_keys WHERE h = ANY($1::bigint[])", [list])
+        }
         guard !meetingKeysOnly else { return }
         summary.counts.duplicateKeys += plan.repeats
         // Counted as written: a refused record's count goes with its savepoint.

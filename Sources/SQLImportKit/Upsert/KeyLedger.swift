@@ -44,6 +44,31 @@ final class KeyLedger {
         }
     }
 
+    /// Forgets `fingerprint`: the row of that key was deleted (a tombstone), so the next
+    /// record with it makes a new row, no repeat. Backward-shift deletion keeps every
+    /// later key of the probe sequence findable.
+    func remove(_ fingerprint: UInt64) {
+        var hole = Int(truncatingIfNeeded: fingerprint) & mask
+        while fingerprints[hole] != fingerprint {
+            if fingerprints[hole] == 0 { return }
+            hole = (hole + 1) & mask
+        }
+        var next = (hole + 1) & mask
+        while fingerprints[next] != 0 {
+            // A key moves into the hole when its probe from its home slot passes the hole.
+            let home = Int(truncatingIfNeeded: fingerprints[next]) & mask
+            if (next - home) & mask >= (next - hole) & mask {
+                fingerprints[hole] = fingerprints[next]
+                positions[hole] = positions[next]
+                hole = next
+            }
+            next = (next + 1) & mask
+        }
+        fingerprints[hole] = 0
+        positions[hole] = 0
+        count -= 1
+    }
+
     private func grow() {
         let old = (fingerprints, positions)
         fingerprints = Array(repeating: 0, count: old.0.count * 2)

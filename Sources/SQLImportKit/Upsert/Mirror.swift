@@ -112,10 +112,12 @@ public struct Tombstone: Sendable, Equatable {
         case .integer:
             // A JSON boolean is the integer 1 or 0: `deleted=true` matches `"deleted": true`.
             if let value { return (Int64(value) ?? Self.booleanValue(value)) == cell.payload }
-            return cell.payload != 0
+            // True is `true`, `1` or `"yes"`, as documented and as the same value reads in
+            // CSV: any other number (2, -1, an epoch) is not a tombstone (it was, in JSON).
+            return cell.payload == 1
         case .real:
             if let value { return (Double(value) ?? Self.booleanValue(value).map(Double.init)) == cell.doubleValue }
-            return cell.doubleValue != 0
+            return cell.doubleValue == 1
         default:
             let found = text(cell)
             if let value { return found == value }
