@@ -53,6 +53,27 @@ import Testing
         }
     }
 
+    /// Text after a closing quote, with no quote in it, leaves the record's end clear:
+    /// `--on-error skip` sets the record aside and goes on, as for a JSON Lines record
+    /// with junk after it (it ended the run, exit 65, nothing committed: a helper). A
+    /// quote among such text leaves the end unclear, and still ends the run.
+    @Test func textAfterAClosingQuoteIsARejectUnderSkipWhereTheRecordsEndIsClear() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        _ = try TestSupport.runShell("sqlite3 app.db 'CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)'", in: directory)
+        TestSupport.write("id,v\n1,\"abc\" \n2,ok\n3,\"x\"y z\r\n4,\"multi\nline\"\n", to: directory.appendingPathComponent("r.csv"))
+        let strict = try TestSupport.run(["r.csv", "--db", "app.db", "--table", "t", "--upsert", "id"], in: directory)
+        #expect(strict.status == 65 && strict.stderr.contains("r.csv:2") && strict.stderr.contains("\"v\""), "\(strict.stderr)")
+        let skip = try TestSupport.run(["r.csv", "--db", "app.db", "--table", "t", "--upsert", "id", "--on-error", "skip", "--rejects", "rejects.jsonl"], in: directory)
+        #expect(skip.status == 2, "\(skip.stderr)")
+        #expect(try TestSupport.runShell("sqlite3 app.db 'SELECT group_concat(id || \":\" || v, \" \") FROM t'", in: directory).stdout == "2:ok 4:multi\nline\n")
+        let rejects = try String(contentsOf: directory.appendingPathComponent("rejects.jsonl"), encoding: .utf8)
+        #expect(rejects.components(separatedBy: "\n").filter { !$0.isEmpty }.count == 2 && rejects.contains(#""line":2"#) && rejects.contains(#""line":4"#), "\(rejects)")
+        TestSupport.write("id,v\n1,\"abc\"x\"y\n2,ok\n", to: directory.appendingPathComponent("q.csv"))
+        let unclear = try TestSupport.run(["q.csv", "--db", "app.db", "--table", "t", "--upsert", "id", "--on-error", "skip"], in: directory)
+        #expect(unclear.status == 65 && unclear.stderr.contains("after a closing quote"), "\(unclear.stderr)")
+    }
+
     @Test func unclosedQuoteIsAnError() throws {
         #expect {
             try read("a,b\n1,\"open\n")

@@ -35,6 +35,8 @@ final class DelimitedReader: RecordReader {
     /// The first invalid UTF-8 byte of the record being scanned, and its field. The scan
     /// goes on to the record's end, so that the record can be set aside whole.
     private var invalidUTF8: (at: Int, field: Int)?
+    /// The first byte after a closing quote that is no delimiter or line end, if any.
+    private var strayAfterQuote: (at: Int, field: Int)?
 
     init(buffer: InputBuffer, options: ReaderOptions, namer: ColumnNamer, keepRaw: Bool, delimiter: UInt8) {
         self.buffer = buffer
@@ -75,6 +77,7 @@ final class DelimitedReader: RecordReader {
                 output.truncate(to: mark)
                 fields.removeAll()
                 invalidUTF8 = nil
+                strayAfterQuote = nil
                 let failure: Failure
                 do {
                     recordEnd = try scanRecord(into: output)
@@ -110,6 +113,11 @@ final class DelimitedReader: RecordReader {
             }
             if !headerRead {
                 headerRead = true
+                if let stray = strayAfterQuote, options.hasHeader {
+                    throw .badHeader(
+                        input: buffer.input.name,
+                        reason: "line \(recordLine) has \(JSONScanner.describe(buffer.storage[stray.at])) after a closing quote; a quoted name must end at a delimiter or a line end")
+                }
                 if invalidUTF8 != nil, options.hasHeader {
                     throw .badHeader(input: buffer.input.name, reason: "line \(recordLine) is not valid UTF-8; if the file is in another encoding, pass --encoding latin1, windows-1252 or utf-16")
                 }
@@ -130,6 +138,12 @@ final class DelimitedReader: RecordReader {
                     SourcePosition(input: buffer.input.name, line: errorLine, byteOffset: buffer.absoluteOffset(invalid.at)),
                     field: fieldName(invalid.field),
                     reason: "invalid UTF-8 \(JSONScanner.describe(buffer.storage[invalid.at])); if the file is in another encoding, pass --encoding latin1, windows-1252 or utf-16")
+            } else if let stray = strayAfterQuote {
+                let errorLine = recordLine + countLines(buffer.storage, from: recordStart, to: stray.at)
+                failure = .malformedRecord(
+                    SourcePosition(input: buffer.input.name, line: errorLine, byteOffset: buffer.absoluteOffset(stray.at)),
+                    field: fieldName(stray.field),
+                    reason: "unexpected \(JSONScanner.describe(buffer.storage[stray.at])) after a closing quote; a quoted field must end at a delimiter or a line end")
             } else if fields.count != fieldColumns.count {
                 failure = .raggedRow(position, expected: fieldColumns.count, found: fields.count)
             }
@@ -316,7 +330,19 @@ final class DelimitedReader: RecordReader {
                 output.append(base + runStart, count: index - runStart)
             }
             fields.append(FieldSpan(start: fieldStart, length: output.count - fieldStart, quoted: quoted))
-            // After a field: a delimiter, a line end, or the end of input.
+            // After a field: a delimiter, a line end, or the end of input. Other bytes after
+            // a closing quote make the record malformed; its end is still the next delimiter
+            // or line end, unless a quote among them leaves it unclear, so `--on-error skip`
+            // sets the record aside and goes on.
+            while index < end, base[index] != delimiter, base[index] != 0x0A, base[index] != 0x0D {
+                if base[index] == quote {
+                    throw .syntax(
+                        "unexpected \(JSONScanner.describe(base[index])) after a closing quote; a quoted field must end at a delimiter or a line end",
+                        at: index, field: fields.count - 1)
+                }
+                if strayAfterQuote == nil { strayAfterQuote = (index, fields.count - 1) }
+                index += 1
+            }
             guard index < end else {
                 if final { return index }
                 throw .needMoreData
@@ -339,7 +365,6 @@ final class DelimitedReader: RecordReader {
                 }
                 throw .needMoreData
             }
-            throw .syntax("unexpected \(JSONScanner.describe(byte)) after a closing quote; a quoted field must end at a delimiter or a line end", at: index, field: fields.count - 1)
         }
     }
 }
