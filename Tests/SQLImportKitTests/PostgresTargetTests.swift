@@ -1662,6 +1662,32 @@ import Testing
         }
     }
 
+    /// A trigger's `RAISE EXCEPTION` (SQLSTATE P0001) refuses the record that fired it, as
+    /// SQLite's `RAISE(ABORT)` does: exit 65 naming its line, or set aside under
+    /// `--on-error skip`. It was an internal error (exit 70) naming the batch's first line,
+    /// and `--on-error skip` committed nothing (a helper).
+    @Test func aTriggersExceptionRefusesItsRecordAsOnSQLite() throws {
+        let url = try PostgresServer.database(schema: Self.schemaName(#function), setUp: """
+            CREATE TABLE t (k bigint PRIMARY KEY, v bigint);
+            CREATE FUNCTION boom() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF new.v = 5 THEN RAISE EXCEPTION 'v must not be 5'; END IF; RETURN new; END $$;
+            CREATE TRIGGER boom BEFORE INSERT OR UPDATE ON t FOR EACH ROW EXECUTE FUNCTION boom();
+            """)
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        _ = try TestSupport.runShell(
+            "sqlite3 app.db 'CREATE TABLE t (k INTEGER PRIMARY KEY, v INTEGER); CREATE TRIGGER boom BEFORE INSERT ON t WHEN new.v = 5 BEGIN SELECT RAISE(ABORT, \"v must not be 5\"); END;'",
+            in: directory)
+        TestSupport.write((1 ... 10).map { #"{"k":\#($0),"v":\#($0)}"# }.joined(separator: "\n") + "\n", to: directory.appendingPathComponent("ten.jsonl"))
+        for db in [url, "app.db"] {
+            let strict = try TestSupport.run(["ten.jsonl", "--db", db, "--table", "t", "--upsert", "k"], in: directory)
+            #expect(strict.status == 65 && strict.stderr.contains("ten.jsonl:5") && strict.stderr.contains("v must not be 5"), "\(db): \(strict.stderr)")
+            let skip = try TestSupport.run(["ten.jsonl", "--db", db, "--table", "t", "--upsert", "k", "--on-error", "skip"], in: directory)
+            #expect(skip.status == 2 && skip.stderr.contains("ten.jsonl:5"), "\(db): \(skip.stderr)")
+        }
+        #expect(try PostgresServer.query(url, "SELECT count(*), sum(k) FROM t") == "9|50\n")
+        #expect(try TestSupport.runShell("sqlite3 app.db 'SELECT count(*), sum(k) FROM t'", in: directory).stdout == "9|50\n")
+    }
+
     /// A review's cases, each against SQLite: a mirror record that updates a row through
     /// its key while its own primary key is in no row (the row is seen, not deleted); a
     /// key repeated in a later batch with another primary key (a repeat); a tombstone

@@ -8,7 +8,8 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
         /// A lock was not granted within `--busy-timeout` (55P03), or the transaction
         /// had to be retried (40001, 40P01).
         case busy
-        /// The data: a value the column refuses, a constraint (classes 22 and 23).
+        /// The data: a value the column refuses, a constraint, a trigger's exception
+        /// (classes 22, 23 and P0).
         case data
         /// The statement or the schema: no such table or column (class 42).
         case usage
@@ -37,7 +38,9 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
         case let state where state.hasPrefix("08"): kind = .connection
         case "28000", "28P01": kind = .authentication
         case "55P03", "40001", "40P01": kind = .busy
-        case let state where state.hasPrefix("22") || state.hasPrefix("23"): kind = .data
+        // A trigger's `RAISE EXCEPTION` (class P0, PL/pgSQL) refuses the record that fired
+        // it, as SQLite's `RAISE(ABORT)` does.
+        case let state where state.hasPrefix("22") || state.hasPrefix("23") || state.hasPrefix("P0"): kind = .data
         case let state where state.hasPrefix("42"): kind = .usage
         default: kind = .server
         }
