@@ -9,6 +9,23 @@ import Testing
 
     // MARK: - Discovery
 
+    /// A value an `INTEGER PRIMARY KEY` cannot hold gave SQLite's bare "datatype
+    /// mismatch", naming neither the field nor the value, in every strategy (a helper):
+    /// the message now names both, and what the column holds.
+    @Test(arguments: ["typed", "cached", "multirow"])
+    func aValueTheRowidKeyCannotHoldIsNamedWithItsField(_ strategy: String) throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        _ = try TestSupport.runShell("sqlite3 app.db 'CREATE TABLE ipk (id INTEGER PRIMARY KEY, v TEXT)'", in: directory)
+        TestSupport.write("id,v\n1,a\nx,b\n", to: directory.appendingPathComponent("ipk.csv"))
+        TestSupport.write(#"{"id":1,"v":"a"}"# + "\n" + #"{"id":1.5,"v":"b"}"# + "\n", to: directory.appendingPathComponent("ipk.jsonl"))
+        for (name, line, value) in [("ipk.csv", 3, #""x""#), ("ipk.jsonl", 2, "1.5")] {
+            let run = try TestSupport.run([name, "--db", "app.db", "--table", "ipk", "--upsert", "id", "--strategy", strategy], in: directory)
+            #expect(run.status == 65, "\(run.stderr)")
+            #expect(run.stderr.contains("\(name):\(line)") && run.stderr.contains(#""id" = \#(value)"#) && run.stderr.contains("INTEGER PRIMARY KEY"), "\(run.stderr)")
+        }
+    }
+
     @Test func noArgumentsPrintsTheOverviewWithExamplesAndExitCodes() throws {
         let result = try TestSupport.run([], in: TestSupport.packageRoot)
         #expect(result.status == 0)

@@ -175,6 +175,25 @@ import Testing
         }
     }
 
+    /// A deletion a trigger refuses (`RAISE(ABORT)`) was explained as a foreign key of
+    /// another table, which there was none of, and a tombstone's refused deletion named
+    /// its key's columns without their values (a helper).
+    @Test func aDeletionATriggerRefusesIsNamedAsSuchWithItsKey() throws {
+        let workspace = try Workspace("""
+            CREATE TABLE t (k INTEGER PRIMARY KEY, v INTEGER); INSERT INTO t VALUES (1, 1), (2, 2), (3, 3);
+            CREATE TRIGGER nodel BEFORE DELETE ON t WHEN old.k = 2 BEGIN SELECT RAISE(ABORT, 'row 2 is protected'); END;
+            """)
+        defer { workspace.cleanUp() }
+        let mirror = try workspace.run([#"{"k":1,"v":1}"#, #"{"k":3,"v":3}"#], ["--table", "t", "--upsert", "k", "--delete-missing", "--max-delete", "100%"])
+        #expect(mirror.status == 65, "\(mirror.stderr)")
+        #expect(mirror.stderr.contains(#"deleting row ("k") = (2) failed: row 2 is protected; a trigger or a constraint"#), "\(mirror.stderr)")
+        #expect(!mirror.stderr.contains("foreign key"), "\(mirror.stderr)")
+        let tombstone = try workspace.run([#"{"k":2,"gone":true}"#], ["--table", "t", "--upsert", "k", "--tombstone", "gone"], name: "tomb.jsonl")
+        #expect(tombstone.status == 65, "\(tombstone.stderr)")
+        #expect(tombstone.stderr.contains(#"deleting row ("k") = (2) of the tombstone at "#) && tombstone.stderr.contains("a trigger or a constraint"), "\(tombstone.stderr)")
+        #expect(try workspace.rows("SELECT k FROM t ORDER BY k") == ["1", "2", "3"])
+    }
+
     /// The run's trigger and function leave the caller's connection however the run
     /// ends: a failure after a `--commit-every` checkpoint rolled back the trigger's drop
     /// and left it behind (a review helper read it in the code).

@@ -260,7 +260,9 @@ extension ImportRun {
             }
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
             guard options.onError == .skip else {
-                throw MirrorError.restricted(row: "(\(SQLIdentifier.quoteList(names))) of the tombstone at \(position)", message: error.message ?? "\(error)")
+                let values = key.map { session?.describe(batch.cell(row: row, column: $0.input), batch) ?? "?" }
+                throw MirrorError.restricted(
+                    row: "(\(SQLIdentifier.quoteList(names))) = (\(values.joined(separator: ", "))) of the tombstone at \(position)", message: error.message ?? "\(error)")
             }
             summary.counts.tombstones -= 1
             try reject(RejectedRecord(

@@ -161,6 +161,10 @@ public enum MirrorError: Error, Sendable, CustomStringConvertible {
             }
             return "--delete-missing would delete \(deletions) of \(candidates) rows in scope\(share), more than --max-delete \(limit) allows; no row was deleted, and the run was rolled back (with --commit-every, to its last checkpoint). If the export is complete, re-run with a higher --max-delete (a count, or a percentage such as \(Int((Double(deletions) * 100 / Double(max(candidates, 1))).rounded(.up)))%)"
         case .restricted(let row, let message):
+            // SQLite: "FOREIGN KEY constraint failed"; PostgreSQL: "... violates foreign key constraint ...".
+            guard message.range(of: "foreign key", options: .caseInsensitive) != nil else {
+                return "deleting row \(row) failed: \(message); a trigger or a constraint of the table refused the deletion, so nothing was committed. Change what refuses it, or pass --on-error skip to keep such rows"
+            }
             return "deleting row \(row) failed: \(message); a foreign key of another table still refers to it, so nothing was committed. Delete or re-point the referring rows first, or pass --on-error skip to keep such rows"
         }
     }

@@ -608,6 +608,19 @@ final class WriteSession {
                 position: position,
                 reason: .identityConflict(target: describe(target.columns), primaryKey: describe(target.fallbackKey ?? [])))
         }
+        // SQLite's "datatype mismatch" names nothing: it is the rowid alias refusing a
+        // value that is no integer.
+        if failure.code == SQLITE_MISMATCH, let alias = schema.rowidAlias,
+            let index = shape.statement.columns.firstIndex(where: { $0.sqliteFolded == alias.sqliteFolded })
+        {
+            let value = describe(batch.cell(row: row, column: shape.inputColumns[index]), batch)
+            return WriteError(
+                position: position,
+                reason: .sqlite(
+                    code: failure.code,
+                    message: "datatype mismatch: \(SQLIdentifier.quote(alias)) is the table's INTEGER PRIMARY KEY (its rowid), which holds only integers; give an integer, or declare the key another type"),
+                values: [(alias, value)])
+        }
         // Name the values of the columns SQLite's message mentions.
         var values: [(String, String)] = []
         for (position, column) in shape.statement.columns.enumerated()
