@@ -26,6 +26,29 @@ import Testing
         }
     }
 
+    /// A trigger's `RAISE(ROLLBACK)` ends the transaction, so a multi-row statement's
+    /// failure cannot be retried record by record: the error named the statement's first
+    /// line as the refused record (a helper). It now names the lines the statement spans
+    /// and the strategy that names the record.
+    @Test(arguments: ["auto", "multirow", "typed"])
+    func aRollbackInAMultiRowStatementNamesTheLinesItSpans(_ strategy: String) throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        _ = try TestSupport.runShell(
+            "sqlite3 app.db 'CREATE TABLE t (k INTEGER PRIMARY KEY, v INTEGER); CREATE TRIGGER rb BEFORE INSERT ON t WHEN new.v = 5 BEGIN SELECT RAISE(ROLLBACK, \"rollback 5\"); END;'",
+            in: directory)
+        TestSupport.write((1 ... 10).map { #"{"k":\#($0),"v":\#($0)}"# }.joined(separator: "\n") + "\n", to: directory.appendingPathComponent("ten.jsonl"))
+        let run = try TestSupport.run(["ten.jsonl", "--db", "app.db", "--table", "t", "--upsert", "k", "--strategy", strategy], in: directory)
+        #expect(run.status == 65, "\(run.stderr)")
+        #expect(run.stderr.contains("rollback 5"), "\(run.stderr)")
+        if strategy == "typed" {
+            #expect(run.stderr.contains("ten.jsonl:5"), "\(run.stderr)")
+        } else {
+            #expect(run.stderr.contains("ten.jsonl:1–10: SQLite refused one of 10 records") && run.stderr.contains("--strategy typed"), "\(run.stderr)")
+        }
+        #expect(try TestSupport.runShell("sqlite3 app.db 'SELECT count(*) FROM t'", in: directory).stdout == "0\n")
+    }
+
     @Test func noArgumentsPrintsTheOverviewWithExamplesAndExitCodes() throws {
         let result = try TestSupport.run([], in: TestSupport.packageRoot)
         #expect(result.status == 0)

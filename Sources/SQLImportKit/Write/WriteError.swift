@@ -30,6 +30,10 @@ public struct WriteError: Error, Sendable, CustomStringConvertible {
     public var reason: Reason
     /// `column = value` pairs of the record that the message refers to.
     public var values: [(String, String)]
+    /// Where a statement of several records failed in a way that cannot be retried
+    /// record by record (a trigger's `RAISE(ROLLBACK)` ended the transaction): how many
+    /// records, and the lines they span (in key order they need not be consecutive).
+    var statementRecords: (count: Int, lines: ClosedRange<Int>)?
 
     public init(position: SourcePosition, reason: Reason, values: [(String, String)] = []) {
         self.position = position
@@ -72,6 +76,9 @@ public struct WriteError: Error, Sendable, CustomStringConvertible {
         let valuesText = values.isEmpty ? "" : " (" + values.map { "\(SQLIdentifier.quote($0)) = \($1)" }.joined(separator: ", ") + ")"
         switch reason {
         case .sqlite(_, let message):
+            if let statement = statementRecords {
+                return "\(position.input):\(statement.lines.lowerBound)–\(statement.lines.upperBound): SQLite refused one of \(statement.count) records of these lines, written as one statement, and rolled the transaction back, so it cannot name the record: \(message). Pass --strategy typed to name it"
+            }
             return "\(position): SQLite refused the record: \(message)\(valuesText)"
         case .overriddenConflictClause(let message, let declared):
             var effects: [String] = []

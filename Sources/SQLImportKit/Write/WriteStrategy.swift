@@ -85,7 +85,12 @@ struct MultiRowStrategy: WriteStrategy {
                 // A full disk or an I/O error is not a record's: SQLite may have rolled the
                 // transaction back, and retried records would each commit on their own.
                 guard error.isAboutTheRecord else {
-                    throw session.recordError(error, row: start, shape: shape, batch: batch, inputName: inputName)
+                    var failure = session.recordError(error, row: start, shape: shape, batch: batch, inputName: inputName)
+                    if count > 1 {
+                        let lines = (start ..< start + count).map { batch.lines[$0] }
+                        failure.statementRecords = (count, lines.min()! ... lines.max()!)
+                    }
+                    throw failure
                 }
                 // Isolate the failing record; the good ones of the chunk are still applied.
                 // The chunk's work was undone whole (see `WriteSession.usesSavepoints`), so
