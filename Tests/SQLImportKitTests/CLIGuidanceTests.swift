@@ -34,10 +34,7 @@ import Testing
     func aRollbackInAMultiRowStatementNamesTheLinesItSpans(_ strategy: String) throws {
         let directory = TestSupport.temporaryDirectory()
         defer { TestSupport.remove(directory) }
-        _ = try TestSupport.runShell(
-            "sqlite3 app.db 'CREATE TABLE t (k INTEGER PRIMARY KEY, v INTEGER); CREATE TRIGGER rb BEFORE INSERT ON t WHEN new.v = 5 BEGIN SELECT RAISE(ROLLBACK, \"rollback 5\"); END;'",
-            in: directory)
-        TestSupport.write((1 ... 10).map { #"{"k":\#($0),"v":\#($0)}"# }.joined(separator: "\n") + "\n", to: directory.appendingPathComponent("ten.jsonl"))
+        try TestSupport.makeTenRecordsWithATriggerOnTheFifth(raising: "ROLLBACK", "rollback 5", in: directory)
         let run = try TestSupport.run(["ten.jsonl", "--db", "app.db", "--table", "t", "--upsert", "k", "--strategy", strategy], in: directory)
         #expect(run.status == 65, "\(run.stderr)")
         #expect(run.stderr.contains("rollback 5"), "\(run.stderr)")

@@ -1674,10 +1674,7 @@ import Testing
             """)
         let directory = TestSupport.temporaryDirectory()
         defer { TestSupport.remove(directory) }
-        _ = try TestSupport.runShell(
-            "sqlite3 app.db 'CREATE TABLE t (k INTEGER PRIMARY KEY, v INTEGER); CREATE TRIGGER boom BEFORE INSERT ON t WHEN new.v = 5 BEGIN SELECT RAISE(ABORT, \"v must not be 5\"); END;'",
-            in: directory)
-        TestSupport.write((1 ... 10).map { #"{"k":\#($0),"v":\#($0)}"# }.joined(separator: "\n") + "\n", to: directory.appendingPathComponent("ten.jsonl"))
+        try TestSupport.makeTenRecordsWithATriggerOnTheFifth(raising: "ABORT", "v must not be 5", in: directory)
         for db in [url, "app.db"] {
             let strict = try TestSupport.run(["ten.jsonl", "--db", db, "--table", "t", "--upsert", "k"], in: directory)
             #expect(strict.status == 65 && strict.stderr.contains("ten.jsonl:5") && strict.stderr.contains("v must not be 5"), "\(db): \(strict.stderr)")

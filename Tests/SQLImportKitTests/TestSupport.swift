@@ -110,6 +110,16 @@ enum TestSupport {
     }
 
     /// Runs `/bin/sh -c command` in `directory`.
+    /// `app.db` with `t (k INTEGER PRIMARY KEY, v INTEGER)` whose trigger raises
+    /// `RAISE(resolution, message)` for the record with `v = 5`, and `ten.jsonl` with the
+    /// records k = v = 1...10, in `directory`.
+    static func makeTenRecordsWithATriggerOnTheFifth(raising resolution: String, _ message: String, in directory: URL) throws {
+        _ = try runShell(
+            "sqlite3 app.db 'CREATE TABLE t (k INTEGER PRIMARY KEY, v INTEGER); CREATE TRIGGER refuse BEFORE INSERT ON t WHEN new.v = 5 BEGIN SELECT RAISE(\(resolution), \"\(message)\"); END;'",
+            in: directory)
+        write((1 ... 10).map { #"{"k":\#($0),"v":\#($0)}"# }.joined(separator: "\n") + "\n", to: directory.appendingPathComponent("ten.jsonl"))
+    }
+
     static func runShell(_ command: String, in directory: URL) throws -> Output {
         try run(["-c", command], in: directory, executable: URL(fileURLWithPath: "/bin/sh"))
     }
