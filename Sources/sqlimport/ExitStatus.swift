@@ -81,7 +81,7 @@ enum ExitStatus {
             }
         case let error as MirrorError:
             switch error {
-            case .tooManyDeletions, .restricted: return badData
+            case .tooManyDeletions, .cascadeExceedsLimit, .restricted: return badData
             default: return usage
             }
         case let error as NestedFieldError:

@@ -194,6 +194,30 @@ import Testing
         #expect(try workspace.rows("SELECT k FROM t ORDER BY k") == ["1", "2", "3"])
     }
 
+    /// A table that refers to itself with ON DELETE CASCADE: deleting one missing row
+    /// deleted its descendants too, rows the input holds among them, uncounted and past
+    /// `--max-delete` (exit 0, `deleted` 1). The guard now holds for every row the
+    /// deletion takes, and `deleted` counts them.
+    @Test func rowsTheTablesOwnCascadeDeletesAreCountedAndGuarded() throws {
+        let root = UUID().uuidString
+        let children = (0 ..< 99).map { _ in UUID().uuidString }
+        let schema = "CREATE TABLE folder (id TEXT PRIMARY KEY, parent TEXT REFERENCES folder (id) ON DELETE CASCADE, name TEXT); "
+            + "INSERT INTO folder VALUES ('\(root)', NULL, 'root'), " + children.map { "('\($0)', '\(root)', 'c')" }.joined(separator: ", ") + ";"
+        let lines = children.map { #"{"id":"\#($0)","parent":"\#(root)","name":"c"}"# }
+        let guarded = try Workspace(schema)
+        defer { guarded.cleanUp() }
+        let refused = try guarded.run(lines, ["--table", "folder", "--upsert", "id", "--delete-missing", "--max-delete", "5"])
+        #expect(refused.status == 65, "\(refused.stderr)")
+        #expect(refused.stderr.contains("deleted 99 more"), "\(refused.stderr)")
+        #expect(try guarded.rows("SELECT count(*) FROM folder") == ["100"])
+        let allowed = try guarded.run(lines, ["--table", "folder", "--upsert", "id", "--delete-missing", "--max-delete", "100%", "--report", "-"])
+        #expect(allowed.status == 0, "\(allowed.stderr)")
+        let counts = (try JSONSerialization.jsonObject(with: Data(allowed.stdout.utf8)) as! [String: Any])["counts"] as! [String: Int]
+        #expect(counts["deleted"] == 100, "\(counts)")
+        #expect(allowed.stderr.contains("ON DELETE CASCADE"), "\(allowed.stderr)")
+        #expect(try guarded.rows("SELECT count(*) FROM folder") == ["0"])
+    }
+
     /// The run's trigger and function leave the caller's connection however the run
     /// ends: a failure after a `--commit-every` checkpoint rolled back the trigger's drop
     /// and left it behind (a review helper read it in the code).

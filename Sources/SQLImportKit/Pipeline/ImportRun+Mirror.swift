@@ -353,6 +353,16 @@ extension ImportRun {
         summary.deleteCandidates = candidates
         guard deletions > 0 else { return }
         guard try options.mirror.mayDelete(deletions, of: candidates, ignored: session?.counts.ignored ?? 0, in: &summary) else { return }
+        // A table that refers to itself with ON DELETE CASCADE loses more rows than the
+        // statement deletes, which `changes()` does not count: the table is counted before
+        // and after, and the guard holds for all of them.
+        let cascades = try Bool.fetchOne(db, sql: """
+            SELECT (SELECT foreign_keys FROM pragma_foreign_keys)
+              AND EXISTS (SELECT 1 FROM pragma_foreign_key_list(?1) WHERE "table" = ?1 COLLATE NOCASE AND upper(on_delete) = 'CASCADE')
+            """, arguments: [table]) ?? false
+        let countRows = "SELECT count(*) FROM \(quotedTable)"
+        let rowsBefore = cascades ? try Int.fetchOne(db, sql: countRows) ?? 0 : 0
+        let deletedBefore = summary.counts.deleted
         do {
             try db.execute(sql: plan)
             summary.counts.deleted += db.changesCount
@@ -360,6 +370,16 @@ extension ImportRun {
             _ = error
             try deleteOneByOne(missing: missing, schema: schema)
         }
+        guard cascades else { return }
+        let direct = summary.counts.deleted - deletedBefore
+        let cascaded = rowsBefore - (try Int.fetchOne(db, sql: countRows) ?? 0) - direct
+        guard cascaded > 0 else { return }
+        if !options.mirror.maxDelete.allows(direct + cascaded, of: candidates) {
+            throw MirrorError.cascadeExceedsLimit(deletions: direct, cascaded: cascaded, candidates: candidates, limit: options.mirror.maxDelete)
+        }
+        summary.counts.deleted += cascaded
+        summary.warnings.append(
+            "--delete-missing: deleting \(direct) rows of \(table) deleted \(cascaded) more through its own ON DELETE CASCADE foreign key (rows the input holds may be among them); all are counted in deleted")
     }
 
     /// After a foreign key refused the set-based deletion: each row on its own, to name

@@ -137,6 +137,9 @@ public enum MirrorError: Error, Sendable, CustomStringConvertible {
     case rowidShadowed(table: String)
     /// The guard: the run would delete more than `--max-delete` allows.
     case tooManyDeletions(deletions: Int, candidates: Int, limit: MaxDelete, emptyInput: Bool)
+    /// The guard, after the deletion: the table's own `ON DELETE CASCADE` took `cascaded`
+    /// more rows with the `deletions` rows, more than `--max-delete` allows in all.
+    case cascadeExceedsLimit(deletions: Int, cascaded: Int, candidates: Int, limit: MaxDelete)
     /// A deletion that a foreign key restricts.
     case restricted(row: String, message: String)
 
@@ -160,6 +163,8 @@ public enum MirrorError: Error, Sendable, CustomStringConvertible {
                 return "the input holds no records, so --delete-missing would delete all \(deletions) rows in scope; no row was deleted. An empty export is more often a failed one: if the table really must be emptied, re-run with --max-delete 100%"
             }
             return "--delete-missing would delete \(deletions) of \(candidates) rows in scope\(share), more than --max-delete \(limit) allows; no row was deleted, and the run was rolled back (with --commit-every, to its last checkpoint). If the export is complete, re-run with a higher --max-delete (a count, or a percentage such as \(Int((Double(deletions) * 100 / Double(max(candidates, 1))).rounded(.up)))%)"
+        case .cascadeExceedsLimit(let deletions, let cascaded, let candidates, let limit):
+            return "--delete-missing deleted \(deletions) rows, and the table's own ON DELETE CASCADE foreign key deleted \(cascaded) more with them (rows of the input among them): \(deletions + cascaded) of \(candidates) rows in scope, more than --max-delete \(limit) allows; the run was rolled back (with --commit-every, to its last checkpoint). Check that the export holds the rows the others refer to, or re-run with a higher --max-delete"
         case .restricted(let row, let message):
             // SQLite: "FOREIGN KEY constraint failed"; PostgreSQL: "... violates foreign key constraint ...".
             guard message.range(of: "foreign key", options: .caseInsensitive) != nil else {
