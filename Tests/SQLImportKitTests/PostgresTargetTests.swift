@@ -1685,6 +1685,48 @@ import Testing
         #expect(try TestSupport.runShell("sqlite3 app.db 'SELECT count(*), sum(k) FROM t'", in: directory).stdout == "9|50\n")
     }
 
+    /// A review of the two changes above: a trigger's exception with a code of its own
+    /// (`USING ERRCODE = '45000'`) was still an internal error (exit 70); a deletion a
+    /// trigger refuses (`--delete-missing`) was "refused the record", naming no row, and
+    /// `--on-error skip` could not keep it; a tombstone a trigger refuses forgot its key,
+    /// so the next record of it, which updates the row, was no repeat. Each as on SQLite.
+    @Test func triggersThatRefuseRecordsTombstonesAndDeletionsAreHandledAsOnSQLite() throws {
+        let url = try PostgresServer.database(schema: Self.schemaName(#function), setUp: """
+            CREATE TABLE t (k text PRIMARY KEY, v bigint);
+            CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+              IF TG_OP = 'DELETE' THEN IF old.k = 'keep' THEN RAISE EXCEPTION 'row % is protected', old.k; END IF; RETURN old; END IF;
+              IF new.v = 16 THEN RAISE EXCEPTION USING ERRCODE = '45000', MESSAGE = 'custom'; END IF; RETURN new; END $$;
+            CREATE TRIGGER refuse BEFORE INSERT OR UPDATE OR DELETE ON t FOR EACH ROW EXECUTE FUNCTION refuse();
+            INSERT INTO t VALUES ('keep', 0), ('gone', 0);
+            """)
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        _ = try TestSupport.runShell("""
+            sqlite3 app.db "CREATE TABLE t (k TEXT PRIMARY KEY, v INTEGER); INSERT INTO t VALUES ('keep', 0), ('gone', 0);
+              CREATE TRIGGER d BEFORE DELETE ON t WHEN old.k = 'keep' BEGIN SELECT RAISE(ABORT, 'row keep is protected'); END;
+              CREATE TRIGGER i BEFORE INSERT ON t WHEN new.v = 16 BEGIN SELECT RAISE(ABORT, 'custom'); END;"
+            """, in: directory)
+        TestSupport.write(#"{"k":"a","v":1}"# + "\n" + #"{"k":"b","v":16}"# + "\n" + #"{"k":"c","v":2}"# + "\n", to: directory.appendingPathComponent("custom.jsonl"))
+        TestSupport.write(#"{"k":"a","v":1}"# + "\n" + #"{"k":"c","v":2}"# + "\n", to: directory.appendingPathComponent("ac.jsonl"))
+        TestSupport.write(
+            #"{"k":"keep","v":20}"# + "\n" + #"{"k":"keep","gone":true}"# + "\n" + #"{"k":"keep","v":21}"# + "\n", to: directory.appendingPathComponent("tomb.jsonl"))
+        for db in [url, "app.db"] {
+            let custom = try TestSupport.run(["custom.jsonl", "--db", db, "--table", "t", "--upsert", "k"], in: directory)
+            #expect(custom.status == 65 && custom.stderr.contains("custom.jsonl:2") && custom.stderr.contains("custom"), "\(db): \(custom.stderr)")
+            let skipped = try TestSupport.run(["custom.jsonl", "--db", db, "--table", "t", "--upsert", "k", "--on-error", "skip"], in: directory)
+            #expect(skipped.status == 2, "\(db): \(skipped.stderr)")
+            let mirror = try TestSupport.run(["ac.jsonl", "--db", db, "--table", "t", "--upsert", "k", "--on-error", "skip", "--delete-missing", "--max-delete", "100%"], in: directory)
+            #expect(mirror.status == 2 && mirror.stderr.contains("keep") && mirror.stderr.contains("protected"), "\(db): \(mirror.stderr)")
+            let strict = try TestSupport.run(["ac.jsonl", "--db", db, "--table", "t", "--upsert", "k", "--delete-missing", "--max-delete", "100%"], in: directory)
+            #expect(strict.status == 65 && strict.stderr.contains("deleting row") && strict.stderr.contains("keep"), "\(db): \(strict.stderr)")
+            let tomb = try TestSupport.run(
+                ["tomb.jsonl", "--db", db, "--table", "t", "--upsert", "k", "--tombstone", "gone", "--on-error", "skip", "--duplicate-keys", "error"], in: directory)
+            #expect(tomb.status == 65 && tomb.stderr.contains("tomb.jsonl:3") && tomb.stderr.contains("repeats the key"), "\(db): \(tomb.stderr)")
+        }
+        #expect(try PostgresServer.query(url, "SELECT string_agg(k || ':' || v, ',' ORDER BY k) FROM t") == "a:1,c:2,keep:0\n")
+        #expect(try TestSupport.runShell("sqlite3 app.db \"SELECT group_concat(k || ':' || v, ',') FROM (SELECT * FROM t ORDER BY k)\"", in: directory).stdout == "a:1,c:2,keep:0\n")
+    }
+
     /// A review's cases, each against SQLite: a mirror record that updates a row through
     /// its key while its own primary key is in no row (the row is seen, not deleted); a
     /// key repeated in a later batch with another primary key (a repeat); a tombstone

@@ -656,6 +656,35 @@ import Testing
         }
     }
 
+    /// The predicate's probe copies every DEFAULT SQLite accepts: a bare or double-quoted
+    /// word is a string there (`DEFAULT live`, `DEFAULT "import"`), and the probe's copy in
+    /// parentheses made every run stop (exit 64). A record that omits the rowid alias the
+    /// predicate names gets the table's next rowid, not the probe's: it was judged
+    /// outside and refused (exit 65), where SQLite updates the row (a review).
+    @Test(arguments: ["typed", "cached", "multirow"])
+    func thePredicatesProbeTakesEveryDefaultAndLeavesTheNextRowidToSQLite(_ strategy: String) throws {
+        let work = Workspace()
+        defer { work.cleanUp() }
+        try work.schema("""
+            CREATE TABLE items (id TEXT PRIMARY KEY, remoteID TEXT, source TEXT DEFAULT "import", kind TEXT DEFAULT live,
+              tag TEXT DEFAULT ('x' || 'y'), n INTEGER DEFAULT -1);
+            CREATE UNIQUE INDEX ux ON items (remoteID) WHERE kind = 'live' AND source = 'import';
+            INSERT INTO items (id, remoteID) VALUES ('old', 'r1');
+            CREATE TABLE t (id INTEGER PRIMARY KEY, k TEXT, v INTEGER);
+            CREATE UNIQUE INDEX tk ON t (k) WHERE id > 2;
+            INSERT INTO t VALUES (1, 'x', 0), (2, 'y', 0), (5, 'a', 0);
+            """)
+        _ = TestSupport.write(#"{"remoteID":"r1","n":5}"# + "\n" + #"{"remoteID":"r2","n":6}"# + "\n", to: work.directory.appendingPathComponent("items.jsonl"))
+        let items = try work.run(["items.jsonl", "--table", "items", "--upsert", "remoteID", "--strategy", strategy])
+        #expect(items.status == 0, "\(items.stderr)")
+        #expect(try work.value("SELECT group_concat(coalesce(id, '-') || ':' || remoteID || ':' || source || ':' || kind || ':' || tag || ':' || n) FROM items") == "old:r1:import:live:xy:5,-:r2:import:live:xy:6")
+        #expect(try work.counts()["outsidePartialIndex"] == 0)
+        _ = TestSupport.write(#"{"k":"a","v":9}"# + "\n", to: work.directory.appendingPathComponent("t.jsonl"))
+        let rowid = try work.run(["t.jsonl", "--table", "t", "--upsert", "k", "--strategy", strategy])
+        #expect(rowid.status == 0, "\(rowid.stderr)")
+        #expect(try work.value("SELECT group_concat(id || ':' || k || ':' || v) FROM t") == "1:x:0,2:y:0,5:a:9")
+    }
+
     /// SQLite applies an `INSERT OR ABORT`'s resolution to the statements of the triggers
     /// it fires: the override of a table's `ON CONFLICT REPLACE` made a trigger's own
     /// `INSERT OR REPLACE` fail, refusing every record after the first (a review). Such a

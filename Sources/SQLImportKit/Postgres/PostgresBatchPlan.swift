@@ -16,8 +16,9 @@ struct PostgresBatchPlan {
     /// True when a key is shared by records of different shapes: the batch is then
     /// applied in runs of consecutive records of one shape, in input order.
     var shapesShareKeys = false
-    /// The keys this batch added to `seen`: what a rolled-back batch takes out again.
-    var added: [Int] = []
+    /// What this batch did to `seen`, in order: each key added (`wasPresent` false) or
+    /// taken out by a tombstone (true). A rolled-back batch undoes it in reverse.
+    var undo: [(key: Int, wasPresent: Bool)] = []
     /// The keys a tombstone took out of the keys met that no later record of the batch
     /// marked again: the server's copy forgets them too (`seen` holds only the keys of
     /// the batch's other records there).
@@ -82,7 +83,7 @@ struct PostgresBatchPlan {
                 for probe in [counting.probes.0, counting.probes.1] {
                     guard let probe else { continue }
                     lastLanded[probe] = nil
-                    seen.remove(probe)
+                    if seen.remove(probe) != nil { undo.append((probe, true)) }
                     forgotten.insert(probe)
                 }
                 continue
@@ -102,12 +103,12 @@ struct PostgresBatchPlan {
             for key in [target, primary] {
                 guard let key else { continue }
                 lastWritten[key] = (rounds[row], row)
-                if seen.insert(key).inserted { added.append(key) }
+                if seen.insert(key).inserted { undo.append((key, false)) }
             }
             if let mark = counting.mark {
                 lastLanded[mark] = row
                 if !forgotten.isEmpty { forgotten.remove(mark) }
-                if seen.insert(mark).inserted { added.append(mark) }
+                if seen.insert(mark).inserted { undo.append((mark, false)) }
             }
         }
     }

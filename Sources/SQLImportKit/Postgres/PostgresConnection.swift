@@ -118,7 +118,12 @@ package final class PostgresConnection {
         if let detail = PQresultErrorField(result, Int32(UInt8(ascii: "D"))) { message += " (\(String(cString: detail)))" }
         if PQstatus(connection) != CONNECTION_OK { throw PostgresError(kind: .connection, sqlState: state, message: message) }
         var error = PostgresError(sqlState: state, message: message)
-        if let context = PQresultErrorField(result, Int32(UInt8(ascii: "W"))) { error.context = String(cString: context) }
+        if let context = PQresultErrorField(result, Int32(UInt8(ascii: "W"))) {
+            error.context = String(cString: context)
+            // A PL/pgSQL `RAISE EXCEPTION` with a code of its own (`USING ERRCODE = '45000'`)
+            // is a trigger refusing the row, as class P0 is.
+            if error.kind == .server, error.context!.contains(" at RAISE") { error.kind = .data }
+        }
         throw error
     }
 

@@ -218,15 +218,16 @@ extension PostgresRun {
             summary.counts.deleted += try connection.executeCounting(plan)
             try connection.execute("RELEASE SAVEPOINT sqlimport_delete")
         } catch {
-            guard error.sqlState == "23503" else { throw error }
+            // A foreign key or a trigger (`RAISE EXCEPTION`) refused a deletion.
+            guard error.kind == .data else { throw error }
             try connection.execute("ROLLBACK TO SAVEPOINT sqlimport_delete")
             try connection.execute("RELEASE SAVEPOINT sqlimport_delete")
             try deleteOneByOne(missing: missing, keys: primary.columns)
         }
     }
 
-    /// After a foreign key refused the set-based deletion: each row on its own, to name
-    /// the one refused (or, under `--on-error skip`, to keep the refused ones).
+    /// After a foreign key or a trigger refused the set-based deletion: each row on its
+    /// own, to name the one refused (or, under `--on-error skip`, to keep the refused ones).
     private func deleteOneByOne(missing: String, keys: [String]) throws {
         let rows = try connection.query("SELECT \(keys.map { "t.\(SQLIdentifier.quote($0))::text" }.joined(separator: ", ")) FROM \(schema.qualifiedName) AS t WHERE \(missing)")
         let placeholders = keys.indices.map { "$\($0 + 1)" }.joined(separator: ", ")
@@ -238,7 +239,7 @@ extension PostgresRun {
                     "DELETE FROM \(schema.qualifiedName) WHERE (\(SQLIdentifier.quoteList(keys))) = (\(placeholders)) RETURNING 1", row).count
                 try connection.execute("RELEASE SAVEPOINT sqlimport_delete")
             } catch {
-                guard error.sqlState == "23503" else { throw error }
+                guard error.kind == .data else { throw error }
                 try connection.execute("ROLLBACK TO SAVEPOINT sqlimport_delete")
                 try connection.execute("RELEASE SAVEPOINT sqlimport_delete")
                 guard options.onError == .skip else { throw MirrorError.restricted(row: description, message: error.message) }

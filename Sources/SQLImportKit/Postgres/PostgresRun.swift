@@ -29,8 +29,9 @@ final class PostgresRun {
     var seenKeys = Set<Int>()
     /// The hashes moved to `sqlimport_keys` on the server (`spillKeys`).
     var keysOnServer = false
-    /// The keys added to `seenKeys` since the last savepoint (`attempt`).
-    var addedKeys: [Int] = []
+    /// What the batches did to `seenKeys` since the last savepoint (`attempt`), in order
+    /// (`PostgresBatchPlan.undo`).
+    var seenKeysUndo: [(key: Int, wasPresent: Bool)] = []
     var rejectsFile: RejectsFile?
     /// Records set aside by a batch not yet released (`attempt`).
     var pendingRejects: [RejectedRecord] = []
@@ -318,7 +319,7 @@ final class PostgresRun {
         let counts = summary.counts
         let staging = stagingOfShape
         let deferred = (deferredIndexes, summary.indexesBuiltEarly)
-        addedKeys.removeAll()
+        seenKeysUndo.removeAll()
         try connection.execute("SAVEPOINT \(name)")
         do {
             try body()
@@ -332,7 +333,9 @@ final class PostgresRun {
             // built since are dropped again.
             stagingOfShape = staging
             (deferredIndexes, summary.indexesBuiltEarly) = deferred
-            seenKeys.subtract(addedKeys)
+            for (key, wasPresent) in seenKeysUndo.reversed() {
+                if wasPresent { seenKeys.insert(key) } else { seenKeys.remove(key) }
+            }
             throw error
         }
         try connection.execute("RELEASE SAVEPOINT \(name)")
@@ -495,7 +498,8 @@ final class PostgresRun {
         summary.counts.duplicateKeys += plan.repeats
         // Counted as written: a refused record's count goes with its savepoint.
         if batch.numbersKeptAsText > 0 { countNumbersKeptAsText(in: selected, of: batch, tombstones: tombstoneRows) }
-        addedKeys += plan.added
+        // (On the server, the keys' table rolls back with the savepoint.)
+        if !keysOnServer { seenKeysUndo += plan.undo }
         var rounds = [Int32](repeating: 0, count: batch.rowCount)
         for (index, row) in selected.enumerated() { rounds[row] = plan.rounds[index] }
         // Each shape's records together, in input order; when records of different

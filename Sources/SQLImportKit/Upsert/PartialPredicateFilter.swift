@@ -20,6 +20,8 @@ final class PartialPredicateFilter {
     private let table: String
     private let nullTest: (column: String, isNotNull: Bool)?
     private var inserters: [ObjectIdentifier: OpaquePointer] = [:]
+    /// Shapes whose records the probe cannot judge (`inserter(for:)`).
+    private var unjudgedShapes: Set<ObjectIdentifier> = []
     /// Whether `nullTest`'s column, when a record omits it, may hold a value in the row
     /// SQLite stores (a DEFAULT or a generated column), decided once.
     private var omittedColumnMayHoldValue: Bool?
@@ -102,7 +104,7 @@ final class PartialPredicateFilter {
             // (`DEFAULT CURRENT_TIMESTAMP`).
             if omittedColumnMayHoldValue == false { return !isNotNull }
         }
-        let statement = try inserter(for: shape, session: session)
+        guard let statement = try inserter(for: shape, session: session) else { return true }
         do {
             try session.bindRow(row, of: batch, shape: shape, to: statement, bytes: bytes)
         } catch {
@@ -125,8 +127,20 @@ final class PartialPredicateFilter {
         return inside
     }
 
-    private func inserter(for shape: RowShape, session: WriteSession) throws -> OpaquePointer {
+    /// The statement that inserts a record of `shape` into the probe; nil where the probe
+    /// cannot judge it: a record that omits the rowid alias the predicate names gets the
+    /// table's next rowid, which the probe does not know, and is judged inside (SQLite's
+    /// own upsert then decides; only the count could be off).
+    private func inserter(for shape: RowShape, session: WriteSession) throws -> OpaquePointer? {
         if let statement = inserters[ObjectIdentifier(shape)] { return statement }
+        if unjudgedShapes.contains(ObjectIdentifier(shape)) { return nil }
+        if let alias = session.schema.rowidAlias,
+            !shape.statement.columns.contains(where: { $0.sqliteFolded == alias.sqliteFolded }),
+            ([alias, "rowid", "_rowid_", "oid"]).contains(where: { predicate.range(of: $0, options: .caseInsensitive) != nil })
+        {
+            unjudgedShapes.insert(ObjectIdentifier(shape))
+            return nil
+        }
         let probe = try probe ?? makeProbe(session: session)
         // Parameters are numbered in the statement's column order, as `bindRow` binds them.
         let columns = shape.statement.columns
@@ -140,6 +154,21 @@ final class PartialPredicateFilter {
         }
         inserters[ObjectIdentifier(shape)] = statement
         return statement
+    }
+
+    /// A DEFAULT's text as `PRAGMA table_info` gives it, as a column definition takes it:
+    /// an expression in parentheses, but a bare or quoted word as written (`DEFAULT live`
+    /// and `DEFAULT "import"` are strings to SQLite there, and identifiers in parentheses).
+    static func defaultClause(_ text: String) -> String {
+        let isWord = text.first.map { $0 == "_" || $0.isLetter } == true && text.allSatisfy { $0 == "_" || $0 == "$" || $0.isLetter || $0.isNumber }
+        let quotes: [(Character, Character)] = [("\"", "\""), ("`", "`"), ("[", "]")]
+        // One quoted word (`"a" || "b"` is two): no closing quote inside but doubled ones.
+        let isQuotedWord = text.count >= 2 && quotes.contains { open, close in
+            guard text.first == open, text.last == close else { return false }
+            let inner = String(text.dropFirst().dropLast())
+            return !(open == close ? inner.replacingOccurrences(of: "\(close)\(close)", with: "") : inner).contains(close)
+        }
+        return isWord || isQuotedWord ? text : "(\(text))"
     }
 
     /// Opens the in-memory database and makes the probe table: the table's name and
@@ -167,7 +196,7 @@ final class PartialPredicateFilter {
                 definition += " AS (\(generated))"
             } else {
                 if column.replacesNull { definition += " NOT NULL ON CONFLICT REPLACE" }
-                if let value = column.defaultSQL { definition += " DEFAULT (\(value))" }
+                if let value = column.defaultSQL { definition += " DEFAULT \(Self.defaultClause(value))" }
             }
             return definition
         }
