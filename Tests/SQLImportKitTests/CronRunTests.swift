@@ -1,5 +1,7 @@
 import Foundation
+import Synchronization
 import GRDB
+import GRDBSQLite
 import Testing
 @testable import SQLImportKit
 
@@ -47,6 +49,39 @@ import Testing
     }
 
     // MARK: - Kills
+
+    /// Another writer takes the lock between a checkpoint's COMMIT and the next BEGIN: the
+    /// run stops (exit 75), and its report's counts are those committed. They lagged one
+    /// checkpoint behind (80,000 reported, 85,000 in the table: a helper), the next BEGIN
+    /// failing before the counts of the commit were kept.
+    @Test func aLockTakenAtACheckpointLeavesTheCommittedCountsInTheReport() throws {
+        let work = try Workspace()
+        defer { TestSupport.remove(work.directory) }
+        let input = work.file("in.jsonl", Self.itemsJSONL(1_000))
+        let checkpoints = Mutex(0)
+        // A connection of its own (GRDB would not leave its transaction open), set once
+        // on the writing thread and closed after the run.
+        final class LockHolder: @unchecked Sendable { var connection: OpaquePointer? }
+        let holder = LockHolder()
+        defer { sqlite3_close_v2(holder.connection) }
+        var options = ImportOptions(inputs: [input], databasePath: work.database)
+        options.table = "items"
+        options.upsert = ["libraryID", "remoteID"]
+        options.commitEvery = 300
+        options.rowsPerBatch = 100
+        options.busyTimeoutMilliseconds = 50
+        options.betweenCheckpoints = {
+            // After the second commit, another connection holds the write lock.
+            guard checkpoints.withLock({ $0 += 1; return $0 }) == 2 else { return }
+            sqlite3_open(work.database, &holder.connection)
+            #expect(sqlite3_exec(holder.connection, "BEGIN IMMEDIATE", nil, nil, nil) == SQLITE_OK)
+        }
+        let importer = Importer(options: options)
+        #expect(throws: (any Error).self) { _ = try importer.run() }
+        let committed = try work.count()
+        #expect(committed == 600)
+        #expect(importer.partialSummary?.counts.read == committed && importer.partialSummary?.counts.inserted == committed, "\(String(describing: importer.partialSummary?.counts))")
+    }
 
     @Test func sigkillMidImportLeavesTheDatabaseUnchanged() throws {
         let workspace = try Workspace()

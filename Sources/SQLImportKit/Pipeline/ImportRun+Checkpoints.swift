@@ -39,14 +39,14 @@ extension ImportRun: CheckpointingRun {
             let maxAtCommit = try rowid.map { try Int64.fetchOne(db, sql: "SELECT max(\($0)) FROM \(SQLIdentifier.quote(table))") ?? 0 }
             // The scan reads what this transaction began with: it ends before the commit.
             try endUnchangedRowsScan(interrupt: false)
-            try transaction.checkpoint(between: options.betweenCheckpoints)
+            // The counts are the committed ones before the next BEGIN, which may fail.
+            try transaction.checkpoint(between: options.betweenCheckpoints) { countsAtLastCommit = summary.counts }
             if let session { try checkUnchangedRowsAfterCommit(session) }
             if let rowid, let maxAtCommit, let touched = session?.counters.touched,
                 let maxNow = try Int64.fetchOne(db, sql: "SELECT max(\(rowid)) FROM \(SQLIdentifier.quote(table))"), maxNow > maxAtCommit
             {
                 touched.insertedByOthers((maxAtCommit + 1) ... maxNow)
             }
-            countsAtLastCommit = summary.counts
             rowsSinceCommit = 0
         }
     }

@@ -76,9 +76,12 @@ final class RunTransaction {
     /// Commits what was done so far and begins a new transaction.
     /// - Parameter between: runs between the commit and the next `BEGIN`, when other
     ///   connections may write (tests use it to be one).
-    func checkpoint(between: (() -> Void)? = nil) throws {
+    /// Commits, calls `committed`, then begins the next transaction (which may fail: a
+    /// lock another writer holds, a signal).
+    func checkpoint(between: (() -> Void)? = nil, committed: () -> Void = {}) throws {
         precondition(!nested, "checkpoints need a transaction of the run's own")
         try commit()
+        committed()
         between?()
         try begin()
     }

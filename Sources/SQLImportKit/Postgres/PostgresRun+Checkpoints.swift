@@ -40,10 +40,12 @@ extension PostgresRun: CheckpointingRun {
         }
         if batch.endsCommitInterval && rowsSinceCommit > 0 {
             try connection.execute("COMMIT")
-            try PostgresImporter.begin(connection, options: options)
+            // Counted as committed before the next BEGIN, which may fail (a lock, a
+            // signal): the report's counts are the committed ones.
+            countsAtLastCommit = summary.counts
             // The staging tables were dropped with the commit (`ON COMMIT DROP`).
             stagingOfShape.removeAll()
-            countsAtLastCommit = summary.counts
+            try PostgresImporter.begin(connection, options: options)
             rowsSinceCommit = 0
         }
     }
