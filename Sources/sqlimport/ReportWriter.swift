@@ -121,7 +121,7 @@ enum ReportWriter {
             guard StandardOutput.write(String(decoding: data, as: UTF8.self)) else {
                 let code = errno
                 if code == EPIPE || code == EBADF { throw OutputError.brokenPipe }
-                throw OutputError.writeFailed(path: "standard output", reason: "the report (--report -): \(String(cString: strerror(code)))")
+                throw OutputError.writeFailed(path: OutputError.standardOutput, reason: "the report (--report -): \(String(cString: strerror(code)))")
             }
         } else if let special = specialFile(destination) {
             // A FIFO, a device (/dev/stdout) or a link to one: written through, as a shell

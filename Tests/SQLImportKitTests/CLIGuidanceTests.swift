@@ -46,6 +46,20 @@ import Testing
         #expect(try TestSupport.runShell("sqlite3 app.db 'SELECT count(*) FROM t'", in: directory).stdout == "0\n")
     }
 
+    /// A NULL given for a key that is the primary key (SQLiteData's `id`) was told to
+    /// "supply the table's primary key", the very key it lacks (a helper).
+    @Test func aNullPrimaryKeyIsToldToGiveItAValue() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        _ = try TestSupport.runShell(
+            #"sqlite3 app.db 'CREATE TABLE attachments ("id" TEXT PRIMARY KEY NOT NULL ON CONFLICT REPLACE DEFAULT (lower(hex(randomblob(16)))), "note" TEXT) STRICT'"#,
+            in: directory)
+        TestSupport.write(#"{"id":null,"note":"n"}"# + "\n", to: directory.appendingPathComponent("an.jsonl"))
+        let run = try TestSupport.run(["an.jsonl", "--db", "app.db", "--table", "attachments", "--upsert", "id"], in: directory)
+        #expect(run.status == 65, "\(run.stderr)")
+        #expect(run.stderr.contains("Give each record a value for that key") && !run.stderr.contains("Supply the table's primary key"), "\(run.stderr)")
+    }
+
     @Test func noArgumentsPrintsTheOverviewWithExamplesAndExitCodes() throws {
         let result = try TestSupport.run([], in: TestSupport.packageRoot)
         #expect(result.status == 0)

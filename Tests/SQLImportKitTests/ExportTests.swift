@@ -97,6 +97,19 @@ import Testing
         #expect(try StockTool.output(["zstd", "-dcq", directory.appendingPathComponent("out.zst").path]) == Self.expected[format])
     }
 
+    /// Standard output that fills (a file the shell opened on a full disk): exit 74, and
+    /// the message no longer claims that nothing was left behind, which only holds for
+    /// `-o` files (a helper found 2 MB of partial JSONL behind that claim).
+    @Test func aFullStandardOutputSaysWhatWasWrittenStays() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        _ = try Self.makeDatabase(in: directory)
+        let result = try TestSupport.runShell("'\(TestSupport.executable.path)' export items --db app.db > /dev/full", in: directory)
+        #expect(result.status == 74, "\(result.stderr)")
+        #expect(result.stderr.contains("writing standard output failed") && result.stderr.contains("stays where standard output went"), "\(result.stderr)")
+        #expect(!result.stderr.contains("Nothing was left behind"), "\(result.stderr)")
+    }
+
     @Test func jsonLinesIsTheDefaultOnStandardOutput() throws {
         let directory = TestSupport.temporaryDirectory()
         defer { TestSupport.remove(directory) }

@@ -14,7 +14,7 @@ enum ExportOutput {
     ) throws -> ExportSummary {
         let file = try options.outputFile.map { path throws(OutputError) in try AtomicOutputFile(destination: path) }
         do {
-            let fileSink = file?.makeSink() ?? FileDescriptorSink(descriptor: STDOUT_FILENO, name: "standard output")
+            let fileSink = file?.makeSink() ?? FileDescriptorSink(descriptor: STDOUT_FILENO, name: OutputError.standardOutput)
             let sink: ByteSink
             switch compression {
             case .none: sink = fileSink

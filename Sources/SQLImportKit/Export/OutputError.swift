@@ -23,6 +23,9 @@ public enum OutputError: Error, Equatable, CustomStringConvertible {
     /// Two outputs of one run name the same file (`--report` and `--rejects`).
     case sharedOutput(path: String, options: [String])
 
+    /// The name `writeFailed` gives standard output.
+    package static let standardOutput = "standard output"
+
     public var description: String {
         switch self {
         case .brokenPipe:
@@ -32,7 +35,11 @@ public enum OutputError: Error, Equatable, CustomStringConvertible {
         case .cannotCreate(let path, let reason):
             return "cannot create \(path) (\(reason)); check that its folder exists and is writable"
         case .writeFailed(let path, let reason):
-            return "writing \(path) failed (\(reason)); check the free space and permissions. Nothing was left behind"
+            // Standard output may be a file the shell opened, which only the shell can remove.
+            let left = path == OutputError.standardOutput
+                ? "What was written before it stays where standard output went (a file the shell opened keeps it)"
+                : "Nothing was left behind"
+            return "writing \(path) failed (\(reason)); check the free space and permissions. \(left)"
         case .appendFailed(let path, let reason):
             return "writing \(path) failed (\(reason)); check the free space and permissions. It keeps the lines written before"
         case .wouldReplaceSource(let path, let source):

@@ -54,7 +54,10 @@ extension ImportRun {
             switch options.nullKey {
             case .error:
                 let shape = plan.shapes[index]
-                throw UpsertError.nullKey(position: position, key: describeTargetKey(row: row, of: batch, shape: shape), why: why)
+                let primaryKey = Set((schema?.primaryKey ?? []).map { $0.lowercased() })
+                throw UpsertError.nullKey(
+                    position: position, key: describeTargetKey(row: row, of: batch, shape: shape), why: why,
+                    isPrimaryKey: !primaryKey.isEmpty && Set(target.columns.map { $0.lowercased() }) == primaryKey)
             case .skip:
                 plan.decisions[index] = .pass
                 try reject(RejectedRecord(

@@ -10,7 +10,8 @@ public enum UpsertError: Error, Sendable, CustomStringConvertible {
     case conflictClauseRejected(sql: String, message: String)
     case emptyKey
     /// `--null-key error`: a record the conflict target cannot match on a re-run.
-    case nullKey(position: SourcePosition, key: String, why: String)
+    /// `isPrimaryKey`: the key is the table's primary key, which no other key stands in for.
+    case nullKey(position: SourcePosition, key: String, why: String, isPrimaryKey: Bool = false)
     /// `--duplicate-keys error`: a record repeats an earlier record's key.
     case duplicateKey(earlier: String, later: SourcePosition, key: String)
     /// A table created by this run needs a primary key for records with a NULL key column.
@@ -44,8 +45,11 @@ public enum UpsertError: Error, Sendable, CustomStringConvertible {
             return "SQLite rejected the upsert statement: \(message)\n  \(sql)"
         case .emptyKey:
             return "--upsert needs at least one column name, e.g. --upsert id"
-        case .nullKey(let position, let key, let why):
-            return "\(position): the record's key \(key) \(why), so a re-run could not find its row and would insert it again; nothing was committed. Supply the table's primary key in each record (its rows are then matched by it), or pass --null-key insert to insert such records anyway or --null-key skip to set them aside"
+        case .nullKey(let position, let key, let why, let isPrimaryKey):
+            let supply = isPrimaryKey
+                ? "Give each record a value for that key"
+                : "Supply the table's primary key in each record (its rows are then matched by it)"
+            return "\(position): the record's key \(key) \(why), so a re-run could not find its row and would insert it again; nothing was committed. \(supply), or pass --null-key insert to insert such records anyway or --null-key skip to set them aside"
         case .duplicateKey(let earlier, let later, let key):
             return "\(later): the record repeats the key \(key) of the record at \(earlier) (--duplicate-keys error); nothing was committed. Remove one of them, or drop --duplicate-keys error to let the later record win"
         case .nullKeyNeedsPrimaryKey(let table, let columns, let position):
