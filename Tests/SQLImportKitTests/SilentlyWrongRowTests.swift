@@ -679,6 +679,18 @@ import Testing
         #expect(items.status == 0, "\(items.stderr)")
         #expect(try work.value("SELECT group_concat(coalesce(id, '-') || ':' || remoteID || ':' || source || ':' || kind || ':' || tag || ':' || n) FROM items") == "old:r1:import:live:xy:5,-:r2:import:live:xy:6")
         #expect(try work.counts()["outsidePartialIndex"] == 0)
+        // SQLiteData's id, `DEFAULT (uuid())`: the probe defines `uuid()` as the run does.
+        try work.schema("""
+            CREATE TABLE reminders (id TEXT PRIMARY KEY NOT NULL ON CONFLICT REPLACE DEFAULT (uuid()), remoteID TEXT, isDeleted INTEGER NOT NULL DEFAULT 0);
+            CREATE UNIQUE INDEX rx ON reminders (remoteID) WHERE isDeleted = 0;
+            """)
+        _ = TestSupport.write(
+            #"{"remoteID":"a","isDeleted":1}"# + "\n" + #"{"remoteID":"a","isDeleted":1}"# + "\n" + #"{"remoteID":"a"}"# + "\n",
+            to: work.directory.appendingPathComponent("reminders.jsonl"))
+        let reminders = try work.run(["reminders.jsonl", "--table", "reminders", "--upsert", "remoteID", "--strategy", strategy, "--null-key", "insert"])
+        #expect(reminders.status == 0, "\(reminders.stderr)")
+        #expect(try work.counts()["outsidePartialIndex"] == 2)
+        #expect(try work.value("SELECT count(DISTINCT id) FROM reminders") == 3)
         _ = TestSupport.write(#"{"k":"a","v":9}"# + "\n", to: work.directory.appendingPathComponent("t.jsonl"))
         let rowid = try work.run(["t.jsonl", "--table", "t", "--upsert", "k", "--strategy", strategy])
         #expect(rowid.status == 0, "\(rowid.stderr)")

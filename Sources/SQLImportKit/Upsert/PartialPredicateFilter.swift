@@ -1,3 +1,4 @@
+import Foundation
 import GRDBSQLite
 
 /// Tells whether a record falls inside a partial index's predicate. Records outside it
@@ -6,9 +7,8 @@ import GRDBSQLite
 ///
 /// The common predicates `col IS NOT NULL` and `col IS NULL` (a soft delete) are decided
 /// from the cell where it is the stored value (neither affinity nor collation changes
-/// whether a value is NULL); any other predicate
-/// is evaluated by SQLite on the row it would store. That row is made in a copy of the
-/// table's columns (their affinities, collations, defaults and generated columns, without
+/// whether a value is NULL); any other predicate is evaluated by SQLite on the row it
+/// would store. That row is made in a copy of the table's columns (their affinities, collations, defaults and generated columns, without
 /// constraints) in a private in-memory database:
 /// `INSERT INTO "items" ("a", "b") VALUES (?1, ?2)`, then `SELECT (<predicate>) FROM
 /// "items"` (not `RETURNING`, whose expressions lose the columns' collations). So
@@ -182,6 +182,12 @@ final class PartialPredicateFilter {
             throw UpsertError.conflictClauseRejected(sql: ":memory:", message: "cannot open an in-memory database")
         }
         probe = connection
+        // SQLiteData's ids default to `uuid()`, which the run's own connection defines
+        // where the app's is missing (`Importer`): the probe's defaults call it too.
+        sqlite3_create_function_v2(connection, "uuid", 0, SQLITE_UTF8, nil, { context, _, _ in
+            let text = UUID().uuidString.lowercased()
+            sqlite3_result_text(context, text, -1, unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+        }, nil, nil, nil)
         let schema = session.schema
         let definitions = schema.columns.indices.map { index -> String in
             let column = schema.columns[index]
