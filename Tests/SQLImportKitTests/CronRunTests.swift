@@ -315,6 +315,32 @@ import Testing
         #expect(try workspace.count() == 0)
     }
 
+    /// SIGTERM while the run waits for another writer's lock: SQLite's busy timeout slept
+    /// through it, and the run exited 143 (or 75) only when `--busy-timeout` ran out (a
+    /// helper). The wait now gives up at the signal.
+    @Test func aSignalWhileWaitingForALockStopsTheRunAtOnce() throws {
+        let workspace = try Workspace()
+        defer { workspace.cleanUp() }
+        var holder: OpaquePointer?
+        sqlite3_open(workspace.database, &holder)
+        defer { sqlite3_close_v2(holder) }
+        #expect(sqlite3_exec(holder, "BEGIN IMMEDIATE", nil, nil, nil) == SQLITE_OK)
+        let input = workspace.file("in.jsonl", Self.itemsJSONL(100))
+        let process = Process()
+        process.executableURL = TestSupport.executable
+        process.arguments = [input, "--db", workspace.database, "--table", "items", "--upsert", "id", "--busy-timeout", "30000"]
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        Thread.sleep(forTimeInterval: 1)
+        let signalled = Date()
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit && process.terminationStatus == 143)
+        #expect(Date().timeIntervalSince(signalled) < 10, "waited \(Date().timeIntervalSince(signalled)) s")
+        sqlite3_exec(holder, "ROLLBACK", nil, nil, nil)
+        #expect(try workspace.count() == 0)
+    }
+
     /// A signal during a first load's index builds (the last minutes of a large load) was
     /// not looked at until they ended, and then the run committed every row and exited
     /// 0. The build is interrupted now (`sqlite3_interrupt`), or the signal is seen when

@@ -115,8 +115,15 @@ public final class Importer {
     private func openAndRun(progress: ((ImportProgress) -> Void)?) throws -> ImportSummary {
         let database: DatabaseQueue
         do {
-            database = try DatabaseOpener.open(path: options.databasePath, dryRun: options.dryRun, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
+            database = try DatabaseOpener.open(
+                path: options.databasePath, dryRun: options.dryRun, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds,
+                cancellation: options.cancellation)
         } catch {
+            if let signal = options.cancellation?.signal, let busy = error as? DatabaseError,
+                busy.resultCode == .SQLITE_BUSY || busy.resultCode == .SQLITE_LOCKED
+            {
+                throw ImportError.interrupted(signal: signal)
+            }
             guard var fault = DatabaseFault.classify(error, database: options.databasePath) as? DatabaseFault else { throw error }
             let folder = URL(fileURLWithPath: options.databasePath).deletingLastPathComponent().path
             var isFolder: ObjCBool = false
@@ -150,6 +157,12 @@ public final class Importer {
         do {
             return try importAll(in: db, progress: progress)
         } catch {
+            // A wait for a lock that a signal ended (`DatabaseOpener`) is the signal's.
+            if let signal = options.cancellation?.signal, let busy = error as? DatabaseError,
+                busy.resultCode == .SQLITE_BUSY || busy.resultCode == .SQLITE_LOCKED
+            {
+                throw ImportError.interrupted(signal: signal)
+            }
             throw DatabaseFault.classify(error, database: options.databasePath)
         }
     }
@@ -269,10 +282,26 @@ public final class Importer {
 /// Opens the database as sqlimport needs it.
 enum DatabaseOpener {
     /// A dry run of a database that does not exist runs in memory, so that no file is made.
-    static func open(path: String, dryRun: Bool, busyTimeoutMilliseconds: Int) throws -> DatabaseQueue {
+    static func open(path: String, dryRun: Bool, busyTimeoutMilliseconds: Int, cancellation: Cancellation? = nil) throws -> DatabaseQueue {
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
         configuration.busyMode = .timeout(TimeInterval(busyTimeoutMilliseconds) / 1000)
+        if let cancellation {
+            // SQLite's own busy timeout sleeps through a signal: a SIGTERM waited for the
+            // whole --busy-timeout while another writer held the lock. This one waits in
+            // steps of at most 10 ms and gives up at once when the run is cancelled.
+            let limit = TimeInterval(busyTimeoutMilliseconds) / 1000
+            let clock = BusyClock()
+            configuration.busyMode = .callback { tries in
+                if cancellation.signal != nil { return false }
+                let now = Date()
+                if tries == 0 { clock.start = now }
+                let left = limit - now.timeIntervalSince(clock.start)
+                guard left > 0 else { return false }
+                usleep(useconds_t(min(left, 0.01) * 1_000_000))
+                return true
+            }
+        }
         configuration.label = "sqlimport"
         if dryRun && !FileManager.default.fileExists(atPath: path) { return try DatabaseQueue(configuration: configuration) }
         return try DatabaseQueue(path: path, configuration: configuration)
@@ -346,4 +375,10 @@ final class InterruptOnCancel: @unchecked Sendable {
         connection = nil
         lock.unlock()
     }
+}
+
+/// When the current wait for a lock began (`DatabaseOpener.open`): SQLite calls the busy
+/// handler of a connection from the thread that uses it, one wait at a time.
+private final class BusyClock: @unchecked Sendable {
+    var start = Date()
 }
