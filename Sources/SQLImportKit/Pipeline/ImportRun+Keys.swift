@@ -54,10 +54,10 @@ extension ImportRun {
             switch options.nullKey {
             case .error:
                 let shape = plan.shapes[index]
-                let primaryKey = Set((schema?.primaryKey ?? []).map { $0.lowercased() })
+                let primaryKey = Set((schema?.primaryKey ?? []).map(\.sqliteFolded))
                 throw UpsertError.nullKey(
                     position: position, key: describeTargetKey(row: row, of: batch, shape: shape), why: why,
-                    isPrimaryKey: !primaryKey.isEmpty && Set(target.columns.map { $0.lowercased() }) == primaryKey)
+                    isPrimaryKey: !primaryKey.isEmpty && Set(target.columns.map(\.sqliteFolded)) == primaryKey)
             case .skip:
                 plan.decisions[index] = .pass
                 try reject(RejectedRecord(

@@ -132,15 +132,6 @@ extension ImportRun {
         db.remove(function: DatabaseFunction(Self.insertWatch, argumentCount: 1, pure: false) { _ in nil })
     }
 
-    /// The collation `column` of `table` compares with (`BINARY` unless declared).
-    static func collation(of column: String, in table: String, _ db: Database) -> String {
-        var type: UnsafePointer<CChar>?
-        var collation: UnsafePointer<CChar>?
-        let status = sqlite3_table_column_metadata(db.sqliteConnection, "main", table, column, &type, &collation, nil, nil, nil)
-        guard status == SQLITE_OK, let collation else { return "BINARY" }
-        return String(cString: collation)
-    }
-
     /// Whether columns take all three of the rowid's names.
     static func rowidIsShadowed(in schema: TableSchema) -> Bool {
         let names = Set(schema.columns.map { $0.name.sqliteFolded })
@@ -308,7 +299,7 @@ extension ImportRun {
                 }))
             }
             // The table's column on the left: its collation decides, as its indexes do.
-            let collations = columns.map { Self.collation(of: $0, in: table, db) }
+            let collations = columns.map { TableSchema.collation(of: $0, in: table, connection: db.sqliteConnection) }
             scopeMatch = { rows in
                 "EXISTS (SELECT 1 FROM temp.sqlimport_scope AS s WHERE "
                     + zip(columns, collations).map { "\(rows).\(SQLIdentifier.quote($0)) IS s.\(SQLIdentifier.quote($0)) COLLATE \(SQLIdentifier.quote($1))" }

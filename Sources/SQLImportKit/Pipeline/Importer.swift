@@ -119,11 +119,7 @@ public final class Importer {
                 path: options.databasePath, dryRun: options.dryRun, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds,
                 cancellation: options.cancellation)
         } catch {
-            if let signal = options.cancellation?.signal, let busy = error as? DatabaseError,
-                busy.resultCode == .SQLITE_BUSY || busy.resultCode == .SQLITE_LOCKED
-            {
-                throw ImportError.interrupted(signal: signal)
-            }
+            try throwIfSignalEndedAWaitForALock(error)
             guard var fault = DatabaseFault.classify(error, database: options.databasePath) as? DatabaseFault else { throw error }
             let folder = URL(fileURLWithPath: options.databasePath).deletingLastPathComponent().path
             var isFolder: ObjCBool = false
@@ -157,14 +153,18 @@ public final class Importer {
         do {
             return try importAll(in: db, progress: progress)
         } catch {
-            // A wait for a lock that a signal ended (`DatabaseOpener`) is the signal's.
-            if let signal = options.cancellation?.signal, let busy = error as? DatabaseError,
-                busy.resultCode == .SQLITE_BUSY || busy.resultCode == .SQLITE_LOCKED
-            {
-                throw ImportError.interrupted(signal: signal)
-            }
+            try throwIfSignalEndedAWaitForALock(error)
             throw DatabaseFault.classify(error, database: options.databasePath)
         }
+    }
+
+    /// A wait for a lock that a signal ended (`DatabaseOpener`'s busy handler) is the
+    /// signal's, not a locked database's.
+    private func throwIfSignalEndedAWaitForALock(_ error: any Error) throws {
+        guard let signal = options.cancellation?.signal, let busy = error as? DatabaseError,
+            busy.resultCode == .SQLITE_BUSY || busy.resultCode == .SQLITE_LOCKED
+        else { return }
+        throw ImportError.interrupted(signal: signal)
     }
 
     private func importAll(in db: Database, progress: ((ImportProgress) -> Void)?) throws -> ImportSummary {

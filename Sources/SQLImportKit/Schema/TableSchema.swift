@@ -1,4 +1,5 @@
 import GRDB
+import GRDBSQLite
 
 /// A column of an existing table, from `PRAGMA table_xinfo`.
 public struct ColumnInfo: Sendable, Hashable, Codable {
@@ -71,6 +72,15 @@ public struct TableSchema: Sendable, Codable {
     /// one its declared type gives.
     func affinity(ofColumn index: Int) -> ColumnAffinity {
         isStrict ? ColumnAffinity(strictType: columns[index].declaredType) : columns[index].affinity
+    }
+
+    /// The collation `column` of `table` compares with (`BINARY` unless declared), as the
+    /// connection reads the table's declaration.
+    static func collation(of column: String, in table: String, connection: OpaquePointer?) -> String {
+        var collation: UnsafePointer<CChar>?
+        let status = sqlite3_table_column_metadata(connection, "main", table, column, nil, &collation, nil, nil, nil)
+        guard status == SQLITE_OK, let collation else { return "BINARY" }
+        return String(cString: collation)
     }
 
     /// The one-column `INTEGER PRIMARY KEY` of a rowid table, which aliases the rowid.

@@ -193,11 +193,8 @@ final class PartialPredicateFilter {
             let column = schema.columns[index]
             var definition = "\(SQLIdentifier.quote(column.name)) \(schema.affinity(ofColumn: index).rawValue)"
             if column.name == schema.rowidAlias { definition += " PRIMARY KEY" }
-            var collation: UnsafePointer<CChar>?
-            if sqlite3_table_column_metadata(session.connection, nil, schema.name, column.name, nil, &collation, nil, nil, nil) == SQLITE_OK,
-               let collation {
-                definition += " COLLATE \(SQLIdentifier.quote(String(cString: collation)))"
-            }
+            let collation = TableSchema.collation(of: column.name, in: schema.name, connection: session.connection)
+            definition += " COLLATE \(SQLIdentifier.quote(collation))"
             if let generated = column.generatedSQL {
                 definition += " AS (\(generated))"
             } else {
