@@ -76,7 +76,7 @@ enum ExitStatus {
             return badData
         case let error as SchemaError:
             switch error {
-            case .invalidTypeOverride, .unknownColumnInOption, .notATable, .unknownSchema, .optionForNewTable: return usage
+            case .invalidTypeOverride, .unknownColumnInOption, .notATable, .unknownSchema, .unknownPostgresSchema, .optionForNewTable: return usage
             default: return badData
             }
         case let error as MirrorError:

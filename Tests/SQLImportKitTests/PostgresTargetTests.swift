@@ -449,6 +449,39 @@ import Testing
         #expect(try PostgresServer.query(url, "SELECT id FROM items") == "a\n")
     }
 
+    /// `--table schema.name` names that schema's table, as `main.items` does on SQLite:
+    /// it had made a new table called "schema.name" in the search path's schema, took the
+    /// records there and exited 0, leaving the user's table as it was.
+    @Test func aSchemaQualifiedTableIsThatSchemasTable() throws {
+        let url = try PostgresServer.database(schema: Self.schemaName(#function), setUp: "SELECT 1;")
+        let otherSchema = Self.schemaName("other" + #function)
+        let other = try PostgresServer.database(schema: otherSchema, setUp: Self.itemsSchema)
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        TestSupport.write(#"{"id":"a","libraryID":1,"remoteID":"r1","name":"one","updatedAt":"t1"}"# + "\n", to: directory.appendingPathComponent("items.jsonl"))
+        for table in ["\(otherSchema).items", "\(otherSchema.uppercased()).Items"] {
+            let run = try TestSupport.run(["items.jsonl", "--db", url, "--table", table, "--upsert", "libraryID,remoteID"], in: directory)
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(!run.stderr.contains("created"), "\(run.stderr)")
+        }
+        #expect(try PostgresServer.query(other, "SELECT id, name FROM items") == "a|one\n")
+        #expect(try PostgresServer.query(url, "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()") == "0\n")
+        let exported = try TestSupport.run(["export", "\(otherSchema).items", "--db", url, "-o", "out.jsonl"], in: directory)
+        #expect(exported.status == 0, "\(exported.stderr)")
+        #expect(try String(contentsOf: directory.appendingPathComponent("out.jsonl"), encoding: .utf8).contains(#""id":"a""#))
+        // A missing table goes into the schema named, with its index and its run log.
+        let created = try TestSupport.run(
+            ["items.jsonl", "--db", url, "--table", "\(otherSchema).fresh", "--upsert", "libraryID,remoteID", "--commit-every", "10"], in: directory)
+        #expect(created.status == 0, "\(created.stderr)")
+        #expect(try PostgresServer.query(other, "SELECT id FROM fresh") == "a\n")
+        #expect(try PostgresServer.query(url, "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()") == "0\n")
+        // A prefix that names no schema is refused, as on SQLite.
+        let refused = try TestSupport.run(["items.jsonl", "--db", url, "--table", "nosuchschema.items", "--upsert", "libraryID,remoteID"], in: directory)
+        #expect(refused.status == 64)
+        #expect(refused.stderr.contains(#"--table nosuchschema.items: the database has no schema "nosuchschema""#), "\(refused.stderr)")
+        #expect(try PostgresServer.query(url, "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()") == "0\n")
+    }
+
     @Test func inspectListsThePostgreSQLKeysAsUpsertValues() throws {
         let url = try PostgresServer.database(schema: Self.schemaName(#function), setUp: Self.itemsSchema)
         let result = try TestSupport.run(["inspect", "Items", "--db", url], in: TestSupport.packageRoot)

@@ -26,6 +26,21 @@ public final class PostgresImporter {
     /// After a failed run that had started reading: its summary, with nothing committed.
     public private(set) var partialSummary: ImportSummary?
 
+    /// Where a table the run creates goes: `--table schema.name` whose prefix names a
+    /// schema of the database is `name` in that schema (nil: the search path's first
+    /// schema, as `CREATE TABLE name` puts it).
+    /// - Throws: `SchemaError.unknownPostgresSchema` for a dotted `--table` whose prefix
+    ///   names no schema: PostgreSQL would make a table with a dot in its name.
+    static func newTablePlacement(
+        _ connection: PostgresConnection, requested: String, parsesSchema: Bool
+    ) throws -> (schema: String?, table: String) {
+        guard parsesSchema, let dot = requested.firstIndex(of: ".") else { return (nil, requested) }
+        guard let qualified = try PostgresSchema.qualified(connection, requested) else {
+            throw SchemaError.unknownPostgresSchema(name: requested, schema: String(requested[..<dot]))
+        }
+        return qualified
+    }
+
     /// Runs the import.
     /// - Throws: `PostgresError`, `ImportError`, `UpsertError`, `SchemaError`,
     ///   `InputError` or `ReaderError`; nothing is committed.
@@ -34,8 +49,11 @@ public final class PostgresImporter {
         let connection = try PostgresConnection(url: options.databasePath)
         try Self.begin(connection, options: options)
         let requested = try options.resolvedTable()
-        let schema = try PostgresSchema.read(connection, table: requested)
-        let run = try PostgresRun(options: options, connection: connection, schema: schema, table: requested, progress: progress)
+        let schema = try PostgresSchema.read(connection, table: requested, parsesSchema: options.table != nil)
+        let placement = schema == nil ? try Self.newTablePlacement(connection, requested: requested, parsesSchema: options.table != nil) : nil
+        let run = try PostgresRun(
+            options: options, connection: connection, schema: schema, table: placement?.table ?? requested, inSchema: placement?.schema,
+            progress: progress)
         if schema == nil && options.inferRows != ImportOptions(inputs: [], databasePath: "").inferRows {
             run.sampled = try PostgresRun.ColumnSample.firstRecords(options.inferRows, options: options)
         }

@@ -5,7 +5,7 @@
 extension PostgresRun: CheckpointingRun {
     /// Creates the log table and decides whether this run continues an interrupted one.
     func prepareRunLog() throws {
-        let logSchema = try tableSchema?.schema ?? connection.query("SELECT current_schema()").first?[0] ?? "public"
+        let logSchema = try tableSchema?.schema ?? requestedSchema ?? connection.query("SELECT current_schema()").first?[0] ?? "public"
         let log = PostgresRunLog(schema: logSchema)
         try log.ensureTable(connection)
         runLog = log

@@ -9,6 +9,9 @@ final class PostgresRun {
     var schema: PostgresSchema { tableSchema! }
     /// The table's name as requested, for a table this run creates.
     let requestedTable: String
+    /// The schema `--table schema.name` names for a table this run creates (nil: the
+    /// search path's first).
+    let requestedSchema: String?
     let progress: ((ImportProgress) -> Void)?
     var summary: ImportSummary
 
@@ -75,11 +78,15 @@ final class PostgresRun {
     /// What the last checkpoint committed (nothing before the first).
     var countsAtLastCommit = OutcomeCounts()
 
-    init(options: ImportOptions, connection: PostgresConnection, schema: PostgresSchema?, table: String, progress: ((ImportProgress) -> Void)?) throws {
+    init(
+        options: ImportOptions, connection: PostgresConnection, schema: PostgresSchema?, table: String, inSchema: String? = nil,
+        progress: ((ImportProgress) -> Void)?
+    ) throws {
         self.options = options
         self.connection = connection
         tableSchema = schema
         requestedTable = schema?.table ?? table
+        requestedSchema = schema?.schema ?? inSchema
         self.progress = progress
         summary = ImportSummary(
             database: PostgresConnection.redacted(options.databasePath), table: requestedTable, merge: options.merge.description,
@@ -140,7 +147,7 @@ final class PostgresRun {
         let statement = "CREATE UNIQUE INDEX \(SQLIdentifier.quote(indexName)) ON \(schema.qualifiedName) (\(quoted))" + (predicate.isEmpty ? "" : " WHERE \(predicate)")
         try connection.execute(statement)
         summary.createdIndex = statement
-        guard let reread = try PostgresSchema.read(connection, table: schema.table) else { return }
+        guard let reread = try PostgresSchema.read(connection, table: schema.table, in: schema.schema) else { return }
         tableSchema = reread
     }
 

@@ -66,16 +66,39 @@ package struct PostgresSchema: Sendable {
         return found.first?[0] ?? nil
     }
 
-    /// Reads `name` (case-insensitive) from the first schema of the search path that has
-    /// it; nil when there is none.
-    package static func read(_ connection: PostgresConnection, table name: String) throws(PostgresError) -> PostgresSchema? {
+    /// Reads the table `name` designates (case-insensitive): the first schema of the
+    /// search path that has a table of that name, else, for `schema.table` whose prefix
+    /// names a schema of the database, that schema's table. nil when there is none.
+    /// - Parameter parsesSchema: false for a name made from a file name, whose dots are
+    ///   part of the name.
+    package static func read(_ connection: PostgresConnection, table name: String, parsesSchema: Bool = true) throws(PostgresError) -> PostgresSchema? {
+        if let found = try read(connection, table: name, in: nil) { return found }
+        guard parsesSchema, let (schema, table) = try qualified(connection, name) else { return nil }
+        return try read(connection, table: table, in: schema)
+    }
+
+    /// For `schema.table` whose prefix names a schema of the database (ignoring case,
+    /// as an unquoted name): that schema as the catalog spells it, and the table's name.
+    /// nil for a name without a dot or whose prefix names no schema.
+    package static func qualified(_ connection: PostgresConnection, _ name: String) throws(PostgresError) -> (schema: String, table: String)? {
+        guard let dot = name.firstIndex(of: "."), dot != name.startIndex, name.index(after: dot) != name.endIndex else { return nil }
+        let found = try connection.query(
+            "SELECT nspname FROM pg_namespace WHERE nspname = $1 OR lower(nspname) = lower($1) ORDER BY nspname = $1 DESC LIMIT 1",
+            [String(name[..<dot])])
+        guard let schema = found.first?[0] ?? nil else { return nil }
+        return (schema, String(name[name.index(after: dot)...]))
+    }
+
+    /// Reads the table `name` (case-insensitive) of `schema`, or of the first schema of
+    /// the search path that has one when `schema` is nil.
+    package static func read(_ connection: PostgresConnection, table name: String, in schema: String?) throws(PostgresError) -> PostgresSchema? {
         let found = try connection.query(
             """
             SELECT c.oid::text, c.relname, n.nspname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-            WHERE c.relkind IN ('r', 'p') AND n.nspname = ANY (current_schemas(false))
+            WHERE c.relkind IN ('r', 'p') AND (CASE WHEN $2::text IS NULL THEN n.nspname = ANY (current_schemas(false)) ELSE n.nspname = $2 END)
               AND (c.relname = $1 OR lower(c.relname) = lower($1))
             ORDER BY array_position(current_schemas(false), n.nspname), c.relname = $1 DESC LIMIT 1
-            """, [name])
+            """, [name, schema])
         guard let row = found.first, let oid = row[0], let table = row[1], let schema = row[2] else { return nil }
         let columns = try connection.query(
             """

@@ -57,7 +57,8 @@ extension PostgresRun {
             throw SchemaError.unknownColumnInOption(option: "--type", column: column, table: requestedTable)
         }
         if !primaryKey.isEmpty { definitions.append("PRIMARY KEY (\(SQLIdentifier.quoteList(primaryKey)))") }
-        let create = "CREATE TABLE \(SQLIdentifier.quote(requestedTable)) (\(definitions.joined(separator: ", ")))"
+        let newTable = (requestedSchema.map { SQLIdentifier.quote($0) + "." } ?? "") + SQLIdentifier.quote(requestedTable)
+        let create = "CREATE TABLE \(newTable) (\(definitions.joined(separator: ", ")))"
         try connection.execute(create)
         summary.createdTable = create
         if let uniqueIndex {
@@ -65,11 +66,11 @@ extension PostgresRun {
             let indexName = "sqlimport_\(requestedTable)_\(columns.joined(separator: "_"))"
             let predicate = uniqueIndex.nullColumns.isEmpty
                 ? "" : " WHERE " + uniqueIndex.nullColumns.map(spelled).map { "\(SQLIdentifier.quote($0)) IS NOT NULL" }.joined(separator: " AND ")
-            let statement = "CREATE UNIQUE INDEX \(SQLIdentifier.quote(indexName)) ON \(SQLIdentifier.quote(requestedTable)) (\(SQLIdentifier.quoteList(columns)))\(predicate)"
+            let statement = "CREATE UNIQUE INDEX \(SQLIdentifier.quote(indexName)) ON \(newTable) (\(SQLIdentifier.quoteList(columns)))\(predicate)"
             try connection.execute(statement)
             summary.createdIndex = statement
         }
-        guard let created = try PostgresSchema.read(connection, table: requestedTable) else {
+        guard let created = try PostgresSchema.read(connection, table: requestedTable, in: requestedSchema) else {
             throw PostgresError(kind: .server, message: "the table \(SQLIdentifier.quote(requestedTable)) just created is not in the search path's first schema")
         }
         tableSchema = created
@@ -161,7 +162,7 @@ extension PostgresRun {
             try connection.execute("ALTER TABLE \(schema.qualifiedName) ADD COLUMN \(SQLIdentifier.quote(name)) \(type)")
             summary.addedColumns.append(name)
         }
-        guard let reread = try PostgresSchema.read(connection, table: schema.table) else { return }
+        guard let reread = try PostgresSchema.read(connection, table: schema.table, in: schema.schema) else { return }
         tableSchema = reread
     }
 

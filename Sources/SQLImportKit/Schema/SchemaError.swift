@@ -20,6 +20,8 @@ public enum SchemaError: Error, Sendable, CustomStringConvertible {
     case duplicatesForUniqueIndex(table: String, index: String, message: String)
     /// `--table schema.name` with a schema other than `main`.
     case unknownSchema(name: String, schema: String)
+    /// `--table schema.name` on PostgreSQL whose schema the database does not have.
+    case unknownPostgresSchema(name: String, schema: String)
 
     /// A field name with a leading or trailing space, as `year, month` headers give.
     static func isPadded(_ name: String) -> Bool {
@@ -57,6 +59,8 @@ public enum SchemaError: Error, Sendable, CustomStringConvertible {
                 return "--table \(name): a temporary table vanishes when the run's connection closes, so nothing would be kept; name a table of the main database"
             }
             return "--table \(name): the database has no schema \(SQLIdentifier.quote(schema)) (only main) and no table of that exact name; pass the table's name without a prefix, or main.NAME"
+        case .unknownPostgresSchema(let name, let schema):
+            return "--table \(name): the database has no schema \(SQLIdentifier.quote(schema)) and no table of that exact name in the search path; create the schema first (CREATE SCHEMA), or pass the table's name without a prefix"
         case .noColumns(let input):
             return "\(input): no records with fields, so no table can be created; check the input or create the table first"
         }
