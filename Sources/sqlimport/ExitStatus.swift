@@ -67,9 +67,10 @@ enum ExitStatus {
             return badData
         case let fault as DatabaseFault:
             switch fault.kind {
-            case .full, .ioError, .readOnly, .missingFolder: return ioError
+            case .full, .ioError, .readOnly: return ioError
             case .busy: return temporary
-            case .corrupt, .notADatabase: return cannotCreate
+            // A --db whose folder does not exist cannot be opened, as export says too.
+            case .corrupt, .notADatabase, .missingFolder: return cannotCreate
             }
         case is WriteError:
             if let error = error as? WriteError, error.isBusy { return temporary }

@@ -49,7 +49,8 @@ import Testing
         (["import", "items.jsonl", "--db", "notadb.db", "--table", "items"], 73),
         (["import", "items.jsonl", "--table", "items", "--report", "nosuch/report.json"], 74),
         (["import", "items.jsonl", "--table", "items", "--on-error", "skip", "--rejects", "nosuch/rejects.jsonl"], 74),
-        (["import", "items.jsonl", "--table", "items", "--db", "nosuch/app.db"], 74),
+        (["import", "items.jsonl", "--table", "items", "--db", "nosuch/app.db"], 73),
+        (["export", "items", "--db", "nosuch/app.db"], 73),
         (["import", "items.jsonl", "--table", "items", "--db", "folder"], 73),
         (["export", "items", "--db", "folder"], 73),
         (["snapshot", "--db", "folder", "-o", "s.sqlite.zst"], 73),
@@ -122,7 +123,8 @@ import Testing
         let work = try Workspace()
         defer { work.cleanUp() }
         let run = try work.run(["import", "items.jsonl", "--db", "nosuch/deeper/app.db", "--table", "items", "--upsert", "id"])
-        #expect(run.status == 74)
+        // 73, cannot open the database, as export exits for the same path (it was 74).
+        #expect(run.status == 73)
         #expect(run.stderr.contains("the folder") && run.stderr.contains("nosuch/deeper does not exist") && run.stderr.contains("--db"), "\(run.stderr)")
         // Not the advice for a folder that exists and cannot be written.
         #expect(!run.stderr.contains("permissions"), "\(run.stderr)")
