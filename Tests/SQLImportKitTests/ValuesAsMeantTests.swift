@@ -76,8 +76,11 @@ import Testing
     }
 
     /// A fraction or text after a sample of integers: SQLite refuses it for the STRICT
-    /// column, and the message names the inference and its fixes.
-    @Test(arguments: ["1.5", "abc"])
+    /// column, and the message names the inference and its fixes. So is text that SQLite
+    /// would make the column's number (` 3`, `+4`, `1e2`), which the sample would have
+    /// typed wider: it was stored as the number, where inside the sample it made the
+    /// column TEXT and kept its spelling.
+    @Test(arguments: ["1.5", "abc", " 3", "+4", "1e2", "0959"])
     func aValueThatDoesNotFitAnInferredTypeNamesTheInference(_ value: String) throws {
         let work = Workspace()
         defer { work.cleanUp() }
@@ -87,6 +90,26 @@ import Testing
         #expect(run.status == 65)
         #expect(run.stderr.contains("v.csv:152") && run.stderr.contains("which this run inferred from the first 100 records"), "\(run.stderr)")
         #expect(run.stderr.contains("--type b=TEXT") && run.stderr.contains("--infer-rows"), "\(run.stderr)")
+    }
+
+    /// JSON strings past the sample, into a column inferred INTEGER or REAL from JSON
+    /// numbers: SQLite would store "2" as 2 and " 3" as 3, the sample keeps them as text.
+    @Test func aJSONStringPastTheSampleDoesNotFitAnInferredNumberColumn() throws {
+        let work = Workspace()
+        defer { work.cleanUp() }
+        _ = TestSupport.write(
+            #"{"id":1,"n":1,"r":0.5}"# + "\n" + #"{"id":2,"n":2,"r":1.5}"# + "\n" + #"{"id":3,"n":"3","r":2.5}"# + "\n" + #"{"id":4,"n":4,"r":" 3.5"}"# + "\n",
+            to: work.directory.appendingPathComponent("s.jsonl"))
+        let run = try work.run(["s.jsonl", "--db", "s.db", "--upsert", "id", "--infer-rows", "2"])
+        #expect(run.status == 65)
+        #expect(run.stderr.contains(#"s.jsonl:3 (byte 46): field "n" = "3" does not fit the column's type INTEGER"#), "\(run.stderr)")
+        let skipped = try work.run(["s.jsonl", "--db", "k.db", "--upsert", "id", "--infer-rows", "2", "--on-error", "skip", "--report", "k.json"])
+        #expect(skipped.status == 2, "\(skipped.stderr)")
+        #expect(skipped.stderr.contains(#"s.jsonl:4 (byte 71): field "r" = " 3.5" does not fit the column's type REAL"#), "\(skipped.stderr)")
+        #expect(try work.value("k.db", "SELECT group_concat(id || ':' || typeof(n) || ':' || typeof(r)) FROM s") == "1:integer:real,2:integer:real")
+        // With the whole input as the sample, the strings make both columns TEXT, as written.
+        #expect(try work.run(["s.jsonl", "--db", "all.db", "--upsert", "id"]).status == 0)
+        #expect(try work.value("all.db", "SELECT group_concat(quote(n) || quote(r)) FROM s") == "'1''0.5','2''1.5','3''2.5','4'' 3.5'")
     }
 
     @Test func aLeadingZeroIntoAnExistingNumberColumnIsRefusedNotConverted() throws {

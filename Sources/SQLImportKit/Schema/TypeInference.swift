@@ -19,21 +19,37 @@ struct TypeTracker {
     private var sawInexactInteger = false
 
     mutating func observe(_ cell: Cell, bytes: UnsafeBufferPointer<UInt8>) {
-        let kind: Inferred
+        guard let kind = Self.kind(of: cell, bytes: bytes.baseAddress) else { return }
         switch cell.kind {
-        case .absent, .null: return
         case .integer:
-            kind = .integer
             if !NumberText.isExactDouble(cell.payload) { sawInexactInteger = true }
-        case .real: kind = .real
-        case .text, .json, .numberAsText: kind = .text
         case .untypedText:
-            let text = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[Int(cell.payload) ..< Int(cell.payload) + Int(cell.length)]))
-            kind = Self.classify(text)
+            let text = Self.text(of: cell, bytes: bytes.baseAddress)
             if kind != .text, case .integer(let value) = NumberText.affinityNumber(text), !NumberText.isExactDouble(value) { sawInexactInteger = true }
+        default:
+            break
         }
         inferred = max(inferred, kind)
         if inferred == .real && sawInexactInteger { inferred = .text }
+    }
+
+    /// What `cell` alone would make its column (nil for NULL or a missing field). A value
+    /// met after the sample whose kind is above the inferred type does not fit it: the
+    /// sample would have widened the column for it (`WriteSession.values`).
+    @inline(__always)
+    static func kind(of cell: Cell, bytes: UnsafePointer<UInt8>?) -> Inferred? {
+        switch cell.kind {
+        case .absent, .null: return nil
+        case .integer: return .integer
+        case .real: return .real
+        case .text, .json, .numberAsText: return .text
+        case .untypedText: return classify(text(of: cell, bytes: bytes))
+        }
+    }
+
+    @inline(__always)
+    private static func text(of cell: Cell, bytes: UnsafePointer<UInt8>?) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: bytes.map { $0 + Int(cell.payload) }, count: Int(cell.length))
     }
 
     static func classify(_ text: UnsafeRawBufferPointer) -> Inferred {

@@ -23,6 +23,9 @@ final class RowShape {
     /// The conflict target's and the primary-key clause's columns, once known
     /// (`ImportRun.keyColumns`).
     var keyColumns: KeyColumns?
+    /// Per position, the widest kind of value the column takes when this run inferred it
+    /// INTEGER or REAL for a table it created (`.text`: any); nil when there is none.
+    var inferredKinds: [TypeTracker.Inferred]?
 
     struct KeyColumns {
         /// The target's columns; empty when the shape lacks one of them (the record's key

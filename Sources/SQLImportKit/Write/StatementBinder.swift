@@ -22,6 +22,10 @@ enum StatementBinder {
         /// A number kept with its exact digits (a `Decimal` of the Encodable API) into a
         /// column that would round it.
         case exactDecimal
+        /// A value past the sample that the sample would have typed wider than the
+        /// INTEGER or REAL this run inferred for a new column (`" 3"`, `"2"`, `1.5`):
+        /// SQLite would make it the column's number.
+        case notTheInferredType
     }
 
     /// SQLite's `SQLITE_TRANSIENT`: copy the bytes.

@@ -253,6 +253,18 @@ final class WriteSession {
             inputColumns: shapeKey, tableColumns: tableColumns, schema: schema, target: insertsOnly ? nil : target, policy: policy, guardable: guardable,
             mayReorderKeyClauses: mayReorderKeyClauses, rowidName: rowidName, replacedColumns: replacedColumns,
             abortsOtherConflicts: abortsOtherConflicts)
+        if !inferredTypes.isEmpty {
+            let kinds = tableColumns.map { column -> TypeTracker.Inferred in
+                let info = schema.columns[column]
+                guard inferredTypes[info.name.sqliteFolded] != nil else { return .text }
+                switch info.declaredType.uppercased() {
+                case "INTEGER", "INT": return .integer
+                case "REAL": return .real
+                default: return .text
+                }
+            }
+            if kinds.contains(where: { $0 < .text }) { shape.inferredKinds = kinds }
+        }
         shapes[shapeKey] = shape
         lastShape = shape
         return shape
@@ -523,9 +535,13 @@ final class WriteSession {
     ) throws(ColumnRefusal) {
         let start = batch.rowStarts[row]
         let end = batch.rowEnd(row)
+        let inferredKinds = shape.inferredKinds
         for position in 0 ..< shape.inputColumns.count {
             let index = start + shape.inputColumns[position]
             let cell = index < end ? batch.cells[index] : .absent
+            if let inferredKinds, inferredKinds[position] < .text, let kind = TypeTracker.kind(of: cell, bytes: bytes), kind > inferredKinds[position] {
+                throw ColumnRefusal(position: position, refusal: .notTheInferredType)
+            }
             let affinity = shape.affinities[position]
             sink.next(affinity: affinity)
             do {
@@ -559,7 +575,7 @@ final class WriteSession {
             if let inferredFrom = inferredTypes[column.sqliteFolded] {
                 return WriteError(
                     position: position,
-                    reason: .notTheInferredType(column: column, type: schema.columns[shape.tableColumns[refused]].declaredType, value: plainText(cell, batch), sampleRows: inferredFrom))
+                    reason: .notTheInferredType(column: column, type: schema.columns[shape.tableColumns[refused]].declaredType, value: cell.kind == .untypedText ? plainText(cell, batch) : describe(cell, batch), sampleRows: inferredFrom))
             }
             let why: String
             switch failure.refusal {
@@ -571,7 +587,7 @@ final class WriteSession {
                 why = "is a number kept with its exact digits, which this \(affinity) column would round; declare the column TEXT to keep them"
             case .inexactReal:
                 why = "has more digits than a double holds, and this REAL column would store a neighbouring value; declare the column INTEGER or TEXT to keep it exactly"
-            case .bigIntegerInNumericColumn, nil:
+            case .bigIntegerInNumericColumn, .notTheInferredType, nil:
                 why = "does not fit a 64-bit integer, and SQLite would store it as an inexact REAL in this \(affinity) column; declare the column TEXT to keep it exactly"
             }
             return WriteError(position: position, reason: .notRepresentable(column: column, value: plainText(cell, batch), why: why))
