@@ -482,6 +482,29 @@ import Testing
         #expect(try PostgresServer.query(url, "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()") == "0\n")
     }
 
+    /// A value past the sample that the sample would have typed wider (the JSON string
+    /// "3" after integers) is refused, as on SQLite: PostgreSQL's COPY made it the
+    /// inferred column's number.
+    @Test func aValuePastTheSampleThatTheSampleWouldTypeWiderIsRefusedAsOnSQLite() throws {
+        let url = try PostgresServer.database(schema: Self.schemaName(#function), setUp: "SELECT 1;")
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        TestSupport.write(
+            #"{"id":1,"n":1,"r":0.5}"# + "\n" + #"{"id":2,"n":2,"r":1.5}"# + "\n" + #"{"id":3,"n":"3","r":2.5}"# + "\n" + #"{"id":4,"n":4,"r":" 3.5"}"# + "\n",
+            to: directory.appendingPathComponent("s.jsonl"))
+        for database in [url, "s.db"] {
+            let run = try TestSupport.run(["s.jsonl", "--db", database, "--upsert", "id", "--infer-rows", "2"], in: directory)
+            #expect(run.status == 65, "\(database): \(run.stderr)")
+            #expect(run.stderr.contains("s.jsonl:3 (byte 46): ") && run.stderr.contains(#"field "n" = "3" does not fit the column's type"#), "\(database): \(run.stderr)")
+            let skipped = try TestSupport.run(
+                ["s.jsonl", "--db", database, "--upsert", "id", "--infer-rows", "2", "--on-error", "skip", "--report", "r.json"], in: directory)
+            #expect(skipped.status == 2, "\(database): \(skipped.stderr)")
+            #expect(skipped.stderr.contains("s.jsonl:4 (byte 71): ") && skipped.stderr.contains(#"field "r" = " 3.5" does not fit the column's type"#), "\(database): \(skipped.stderr)")
+            #expect(try Self.counts(directory.appendingPathComponent("r.json"))["rejected"] == 2)
+        }
+        #expect(try PostgresServer.query(url, "SELECT id, n, r FROM s ORDER BY id") == "1|1|0.5\n2|2|1.5\n")
+    }
+
     @Test func inspectListsThePostgreSQLKeysAsUpsertValues() throws {
         let url = try PostgresServer.database(schema: Self.schemaName(#function), setUp: Self.itemsSchema)
         let result = try TestSupport.run(["inspect", "Items", "--db", url], in: TestSupport.packageRoot)

@@ -58,6 +58,10 @@ final class PostgresRun {
 
     /// `--infer-rows`: the first records' types, read by a first pass.
     var sampled: ColumnSample?
+    /// The columns this run typed `bigint` or `double precision` from its sample, and the
+    /// sample's size: a later value the sample would have typed wider does not fit.
+    var inferredKinds: [NameKey: TypeTracker.Inferred] = [:]
+    var inferredFrom = 0
 
     // The sync mirror (`PostgresRun+Mirror`).
     var mirrorPrepared = false
@@ -759,6 +763,7 @@ final class PostgresRun {
         let families = types.map(PostgresValueCheck.Family.init(type:))
         let limits = types.map(PostgresValueCheck.Limit.init(type:))
         let isFloat = families.map { $0 == .double || $0 == .float }
+        let inferred = fields.map { inferredKinds[columnOfField[$0]!.sqliteFolded] ?? .text }
         var quoted: [UInt8] = []
         try batch.bytes.withUnsafeBufferPointer { buffer in
             let bytes = buffer.baseAddress!
@@ -779,6 +784,14 @@ final class PostgresRun {
                         _ = JSONRowEncoder.appendString(UnsafeRawBufferPointer(start: bytes + Int(cell.payload), count: Int(cell.length)), to: &quoted)
                         quoted.withUnsafeBytes { Self.appendEscaped($0, to: &out) }
                         continue
+                    }
+                    if inferred[position] < .text, let kind = TypeTracker.kind(of: cell, bytes: bytes), kind > inferred[position] {
+                        let value = cell.kind == .untypedText ? batch.text(cell) : "\"\(batch.text(cell))\""
+                        let column = columnOfField[field]!
+                        throw PostgresError(
+                            kind: .data,
+                            message: "field \(SQLIdentifier.quote(fieldNames[field])) = \(cell.kind == .real ? NumberText.shortest(cell.doubleValue) : value) does not fit the column's type \(types[position]), which this run inferred from the first \(inferredFrom) records. Pass --type \(column)=TEXT (or the type that holds every value), or a larger --infer-rows",
+                            position: batch.position(row: row, inputName: inputNames[batch.inputIndex]))
                     }
                     if let why = PostgresValueCheck.refusal(cell, family: families[position], bytes: bytes)
                         ?? (limits[position] == .none ? nil : PostgresValueCheck.refusal(cell, limit: limits[position], type: types[position], bytes: bytes))

@@ -12,6 +12,7 @@ extension PostgresRun {
         guard !names.isEmpty else { throw SchemaError.noColumns(input: inputNames.first ?? "-") }
         var sample = ColumnSample(count: names.count)
         sample.observe(batch)
+        inferredFrom = sampled == nil ? batch.rowCount : options.inferRows
         // --infer-rows: the types come from the records a first pass read.
         if let sampled {
             for (column, name) in names.enumerated() {
@@ -49,6 +50,8 @@ extension PostgresRun {
             var type = Self.postgresType(inferred: trackers[column], allJSON: allJSON[column])
             if let override = options.typeOverrides.first(where: { $0.key.sqliteFolded == name.sqliteFolded })?.value {
                 type = try Self.postgresType(override, column: name)
+            } else if type == "bigint" || type == "double precision" {
+                inferredKinds[name.sqliteFolded] = type == "bigint" ? .integer : .real
             }
             let notNull = primaryKey.contains { NameKey($0) == NameKey(name) } ? " NOT NULL" : ""
             definitions.append("\(SQLIdentifier.quote(name)) \(type)\(notNull)")
