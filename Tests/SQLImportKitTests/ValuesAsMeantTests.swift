@@ -112,6 +112,28 @@ import Testing
         #expect(try work.value("all.db", "SELECT group_concat(quote(n) || quote(r)) FROM s") == "'1''0.5','2''1.5','3''2.5','4'' 3.5'")
     }
 
+    /// palmerpenguins spells a missing measurement NA: the new table's four measurement
+    /// columns were TEXT without a word; the run now says which, and that --null NA
+    /// types them from their numbers (in the report too).
+    @Test func numberColumnsMadeTextByOneMissingValueWordNameTheNullFlag() throws {
+        let work = Workspace()
+        defer { work.cleanUp() }
+        let penguins = TestSupport.fixtures.appendingPathComponent("real/penguins.csv").path
+        let run = try work.run([penguins, "--db", "p.db", "--report", "p.json"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let warning = #"columns "bill_length_mm", "bill_depth_mm", "flipper_length_mm", "body_mass_g" were created as TEXT: their values in the first 344 records are numbers and NA; if NA means a missing value, pass --null NA"#
+        #expect(run.stderr.contains(warning), "\(run.stderr)")
+        let report = try JSONSerialization.jsonObject(with: Data(contentsOf: work.directory.appendingPathComponent("p.json"))) as? [String: Any]
+        #expect((report?["warnings"] as? [String])?.contains { $0.contains(warning) } == true)
+        let typed = try work.run([penguins, "--db", "typed.db", "--null", "NA"])
+        #expect(typed.status == 0 && !typed.stderr.contains("warning"), "\(typed.stderr)")
+        #expect(try work.value("typed.db", "SELECT type FROM pragma_table_info('penguins') WHERE name = 'body_mass_g'") == "INTEGER")
+        // Text other than one such word is text: no warning.
+        _ = TestSupport.write("a,b\n1,x\n2,NA\n3,4\n", to: work.directory.appendingPathComponent("m.csv"))
+        let mixed = try work.run(["m.csv", "--db", "m.db"])
+        #expect(mixed.status == 0 && !mixed.stderr.contains("warning"), "\(mixed.stderr)")
+    }
+
     @Test func aLeadingZeroIntoAnExistingNumberColumnIsRefusedNotConverted() throws {
         let work = Workspace()
         defer { work.cleanUp() }

@@ -2,6 +2,9 @@
 struct TableCreation {
     var schema: TableSchema
     var sql: String
+    /// Columns made TEXT by one missing-value word beside numbers, and that word
+    /// (`TypeTracker.nullSpellingMadeText`), in column order.
+    var textBecauseOf: [(column: String, word: String)] = []
 
     static let allowedTypes: Set<String> = ["INT", "INTEGER", "REAL", "TEXT", "BLOB", "ANY"]
 
@@ -57,6 +60,10 @@ struct TableCreation {
             let keyNames = schema.primaryKey
             schema.uniqueKeys = [UniqueKey(indexName: nil, columns: keyNames, origin: .primaryKey, partialPredicate: nil)]
         }
-        return TableCreation(schema: schema, sql: sql)
+        let textBecauseOf = columnNames.indices.compactMap { index -> (column: String, word: String)? in
+            guard !excluded.contains(index), types[index] == "TEXT", let word = trackers[index].nullSpellingMadeText else { return nil }
+            return (columnNames[index], word)
+        }
+        return TableCreation(schema: schema, sql: sql, textBecauseOf: textBecauseOf)
     }
 }

@@ -14,6 +14,13 @@ struct TypeTracker {
     }
 
     private(set) var inferred = Inferred.unknown
+    /// Whether the column is TEXT only because of one word that CSV/TSV files use for a
+    /// missing value (`NA`, `NULL`, ...) beside numbers: that word, else nil. The run then
+    /// says that `--null WORD` would type it from its numbers.
+    var nullSpellingMadeText: String? { inferred == .text && sawNumber && !sawOtherText ? nullLikeText : nil }
+    private var sawNumber = false
+    private var sawOtherText = false
+    private var nullLikeText: String?
     /// An integer that a Double does not hold (past 2^53, or `9007199254740993.0`) was
     /// seen: REAL would refuse it, so a column that also holds reals is TEXT.
     private var sawInexactInteger = false
@@ -26,9 +33,20 @@ struct TypeTracker {
         case .untypedText:
             let text = Self.text(of: cell, bytes: bytes.baseAddress)
             if kind != .text, case .integer(let value) = NumberText.affinityNumber(text), !NumberText.isExactDouble(value) { sawInexactInteger = true }
+            if kind == .text && !sawOtherText {
+                // The spellings are at most 4 bytes: longer text needs no String.
+                let word = text.count <= 4 ? String(decoding: text, as: UTF8.self) : nil
+                if let word, WriteError.nullSpellings.contains(word), nullLikeText == nil || nullLikeText == word {
+                    nullLikeText = word
+                } else {
+                    sawOtherText = true
+                }
+            }
         default:
             break
         }
+        if kind == .text && cell.kind != .untypedText { sawOtherText = true }
+        if kind != .text { sawNumber = true }
         inferred = max(inferred, kind)
         if inferred == .real && sawInexactInteger { inferred = .text }
     }
