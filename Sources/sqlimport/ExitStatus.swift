@@ -142,6 +142,11 @@ enum ExitStatus {
             break
         }
         if !text.contains(kept) { text += "; \(kept)" }
+        if text.contains(WriteError.inferredTypePhrase) {
+            // The table exists now: --type and --infer-rows apply to new tables only, and a
+            // resumed run stores the rest as an existing table's columns take them.
+            text += ". The table this run created was committed with those types, so --type and --infer-rows no longer change it: to type it anew, drop it and run again with them (--resume would store the rest as its columns now take them)"
+        }
         let inputError: InputError?
         if case .input(let wrapped)? = error as? ReaderError { inputError = wrapped } else { inputError = error as? InputError }
         if case .corruptCompressedStream? = inputError {

@@ -459,13 +459,17 @@ import Testing
         let directory = TestSupport.temporaryDirectory()
         defer { TestSupport.remove(directory) }
         TestSupport.write(#"{"id":"a","libraryID":1,"remoteID":"r1","name":"one","updatedAt":"t1"}"# + "\n", to: directory.appendingPathComponent("items.jsonl"))
+        // A table called "schema.items" in the search path, as earlier versions made for
+        // --table schema.items, does not take the schema's records.
+        _ = try PostgresServer.query(url, #"CREATE TABLE "\#(otherSchema).items" (id text PRIMARY KEY, "libraryID" int, "remoteID" text, name text, "updatedAt" text)"#)
         for table in ["\(otherSchema).items", "\(otherSchema.uppercased()).Items"] {
             let run = try TestSupport.run(["items.jsonl", "--db", url, "--table", table, "--upsert", "libraryID,remoteID"], in: directory)
             #expect(run.status == 0, "\(run.stderr)")
             #expect(!run.stderr.contains("created"), "\(run.stderr)")
         }
         #expect(try PostgresServer.query(other, "SELECT id, name FROM items") == "a|one\n")
-        #expect(try PostgresServer.query(url, "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()") == "0\n")
+        #expect(try PostgresServer.query(url, #"SELECT count(*) FROM "\#(otherSchema).items""#) == "0\n")
+        _ = try PostgresServer.query(url, #"DROP TABLE "\#(otherSchema).items""#)
         let exported = try TestSupport.run(["export", "\(otherSchema).items", "--db", url, "-o", "out.jsonl"], in: directory)
         #expect(exported.status == 0, "\(exported.stderr)")
         #expect(try String(contentsOf: directory.appendingPathComponent("out.jsonl"), encoding: .utf8).contains(#""id":"a""#))
@@ -479,6 +483,8 @@ import Testing
         let refused = try TestSupport.run(["items.jsonl", "--db", url, "--table", "nosuchschema.items", "--upsert", "libraryID,remoteID"], in: directory)
         #expect(refused.status == 64)
         #expect(refused.stderr.contains(#"--table nosuchschema.items: the database has no schema "nosuchschema""#), "\(refused.stderr)")
+        let halfNamed = try TestSupport.run(["items.jsonl", "--db", url, "--table", "\(otherSchema).", "--upsert", "libraryID,remoteID"], in: directory)
+        #expect(halfNamed.status == 64 && halfNamed.stderr.contains("has both parts, SCHEMA.TABLE"), "\(halfNamed.stderr)")
         #expect(try PostgresServer.query(url, "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()") == "0\n")
     }
 
@@ -503,6 +509,15 @@ import Testing
             #expect(try Self.counts(directory.appendingPathComponent("r.json"))["rejected"] == 2)
         }
         #expect(try PostgresServer.query(url, "SELECT id, n, r FROM s ORDER BY id") == "1|1|0.5\n2|2|1.5\n")
+    }
+
+    @Test func numberColumnsMadeTextByOneMissingValueWordAreNamedAsOnSQLite() throws {
+        let url = try PostgresServer.database(schema: Self.schemaName(#function), setUp: "SELECT 1;")
+        let penguins = TestSupport.fixtures.appendingPathComponent("real/penguins.csv").path
+        let run = try TestSupport.run([penguins, "--db", url], in: TestSupport.packageRoot)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains(#"columns "bill_length_mm", "bill_depth_mm", "flipper_length_mm", "body_mass_g" were created as TEXT"#), "\(run.stderr)")
+        #expect(run.stderr.contains("pass --null NA"), "\(run.stderr)")
     }
 
     @Test func inspectListsThePostgreSQLKeysAsUpsertValues() throws {

@@ -58,7 +58,7 @@ import Testing
         _ = TestSupport.write(text, to: work.directory.appendingPathComponent("times.csv"))
         let run = try work.run(["times.csv", "--db", "t.db", "--infer-rows", "100"])
         #expect(run.status == 65)
-        #expect(run.stderr.contains("times.csv:252") && run.stderr.contains(#""dep_time" = 0959"#), "\(run.stderr)")
+        #expect(run.stderr.contains("times.csv:252") && run.stderr.contains(#""dep_time" = "0959""#), "\(run.stderr)")
         #expect(run.stderr.contains("first 100 records") && run.stderr.contains("--type dep_time=TEXT") && run.stderr.contains("--infer-rows"), "\(run.stderr)")
         #expect(try work.value("t.db", "SELECT count(*) FROM sqlite_schema WHERE name = 'times'") == 0)
         // Either fix works, and keeps the zero: --type, or --infer-rows all, which reads the
@@ -80,7 +80,7 @@ import Testing
     /// would make the column's number (` 3`, `+4`, `1e2`), which the sample would have
     /// typed wider: it was stored as the number, where inside the sample it made the
     /// column TEXT and kept its spelling.
-    @Test(arguments: ["1.5", "abc", " 3", "+4", "1e2", "0959"])
+    @Test(arguments: ["1.5", "abc", " 3", "+4", "1e2", "0959", #""""#])
     func aValueThatDoesNotFitAnInferredTypeNamesTheInference(_ value: String) throws {
         let work = Workspace()
         defer { work.cleanUp() }
@@ -90,6 +90,9 @@ import Testing
         #expect(run.status == 65)
         #expect(run.stderr.contains("v.csv:152") && run.stderr.contains("which this run inferred from the first 100 records"), "\(run.stderr)")
         #expect(run.stderr.contains("--type b=TEXT") && run.stderr.contains("--infer-rows"), "\(run.stderr)")
+        // The value in quotes, so that a space or an empty string shows.
+        let shown = value == #""""# ? "" : value
+        #expect(run.stderr.contains(#"field "b" = "\#(shown)" does not fit"#), "\(run.stderr)")
     }
 
     /// JSON strings past the sample, into a column inferred INTEGER or REAL from JSON
@@ -110,6 +113,17 @@ import Testing
         // With the whole input as the sample, the strings make both columns TEXT, as written.
         #expect(try work.run(["s.jsonl", "--db", "all.db", "--upsert", "id"]).status == 0)
         #expect(try work.value("all.db", "SELECT group_concat(quote(n) || quote(r)) FROM s") == "'1''0.5','2''1.5','3''2.5','4'' 3.5'")
+    }
+
+    /// A checkpointed run that stopped on such a value has committed the table it made:
+    /// the fixes the message names apply to a new table only, and it says so.
+    @Test func aCheckpointedRunStoppedByTheInferenceSaysTheTableIsCommitted() throws {
+        let work = Workspace()
+        defer { work.cleanUp() }
+        _ = TestSupport.write((1 ... 4).map { #"{"id":\#($0),"v":\#($0)}"# + "\n" }.joined() + #"{"id":5,"v":"5"}"# + "\n", to: work.directory.appendingPathComponent("rs.jsonl"))
+        let run = try work.run(["rs.jsonl", "--db", "rs.db", "--upsert", "id", "--infer-rows", "2", "--commit-every", "2"])
+        #expect(run.status == 65)
+        #expect(run.stderr.contains("The table this run created was committed with those types, so --type and --infer-rows no longer change it"), "\(run.stderr)")
     }
 
     /// palmerpenguins spells a missing measurement NA: the new table's four measurement

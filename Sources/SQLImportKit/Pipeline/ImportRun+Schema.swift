@@ -46,14 +46,7 @@ extension ImportRun {
             typeOverrides: options.typeOverrides)
         summary.createdTable = creation.sql
         let sampled = min(sample.reduce(0) { $0 + $1.rowCount }, options.inferRows)
-        for word in Set(creation.textBecauseOf.map(\.word)).sorted() {
-            let columns = creation.textBecauseOf.filter { $0.word == word }.map(\.column)
-            let named = columns.count == 1 ? "column \(SQLIdentifier.quote(columns[0])) was" : "columns \(SQLIdentifier.quoteList(columns)) were"
-            let spelled = word.contains("\\") || word.hasPrefix("#") ? "'\(word)'" : word
-            let (their, them) = columns.count == 1 ? ("its", "it") : ("their", "them")
-            summary.warnings.append(
-                "\(named) created as TEXT: \(their) values in the first \(sampled) records are numbers and \(word); if \(word) means a missing value, pass --null \(spelled) to store NULL and type \(them) from \(their) numbers")
-        }
+        summary.warnings += TableCreation.warnings(textBecauseOf: creation.textBecauseOf, sampled: sampled)
         let overridden = Set(options.typeOverrides.keys.map { $0.sqliteFolded })
         for column in creation.schema.columns where !overridden.contains(column.name.sqliteFolded) {
             inferredTypes[column.name.sqliteFolded] = sampled

@@ -112,7 +112,32 @@ public final class Importer {
         }
     }
 
+    /// Refuses, before anything is opened, a `--db` that no database file can be at, as
+    /// the real run and a dry run alike (a dry run makes a missing database in memory, and
+    /// said nothing): one ending in `/` (SQLite would make a file of the folder's name),
+    /// one whose folder does not exist, or is a file.
+    private func refuseAPathNoDatabaseCanBeAt() throws {
+        let path = options.databasePath
+        guard path != ":memory:", !path.hasPrefix("file:"), !FileManager.default.fileExists(atPath: path) else { return }
+        var fault = DatabaseFault(kind: .notADatabase, database: path, message: "")
+        fault.rollback = .nothingWritten
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        var isFolder: ObjCBool = false
+        if path.hasSuffix("/") {
+            fault.message = "the path ends with /, which names a folder"
+        } else if !FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) {
+            fault.kind = .missingFolder
+            fault.message = "unable to open database file"
+        } else if !isFolder.boolValue {
+            fault.message = "its folder \(folder) is a file"
+        } else {
+            return
+        }
+        throw fault
+    }
+
     private func openAndRun(progress: ((ImportProgress) -> Void)?) throws -> ImportSummary {
+        try refuseAPathNoDatabaseCanBeAt()
         let database: DatabaseQueue
         do {
             database = try DatabaseOpener.open(

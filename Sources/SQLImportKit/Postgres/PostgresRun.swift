@@ -786,11 +786,12 @@ final class PostgresRun {
                         continue
                     }
                     if inferred[position] < .text, let kind = TypeTracker.kind(of: cell, bytes: bytes), kind > inferred[position] {
-                        let value = cell.kind == .untypedText ? batch.text(cell) : "\"\(batch.text(cell))\""
+                        var text = batch.text(cell)
+                        if text.count > 80 { text = String(text.prefix(77)) + "..." }
                         let column = columnOfField[field]!
                         throw PostgresError(
                             kind: .data,
-                            message: "field \(SQLIdentifier.quote(fieldNames[field])) = \(cell.kind == .real ? NumberText.shortest(cell.doubleValue) : value) does not fit the column's type \(types[position]), which this run inferred from the first \(inferredFrom) records. Pass --type \(column)=TEXT (or the type that holds every value), or a larger --infer-rows",
+                            message: "field \(SQLIdentifier.quote(fieldNames[field])) = \(cell.kind == .real ? NumberText.shortest(cell.doubleValue) : "\"\(text)\"") does not fit the column's type \(types[position]), \(WriteError.inferredTypePhrase) \(inferredFrom) records. Pass --type \(column)=TEXT (or the type that holds every value), or a larger --infer-rows",
                             position: batch.position(row: row, inputName: inputNames[batch.inputIndex]))
                     }
                     if let why = PostgresValueCheck.refusal(cell, family: families[position], bytes: bytes)

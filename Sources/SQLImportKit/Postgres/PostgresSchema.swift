@@ -66,15 +66,19 @@ package struct PostgresSchema: Sendable {
         return found.first?[0] ?? nil
     }
 
-    /// Reads the table `name` designates (case-insensitive): the first schema of the
-    /// search path that has a table of that name, else, for `schema.table` whose prefix
-    /// names a schema of the database, that schema's table. nil when there is none.
+    /// Reads the table `name` designates (case-insensitive): for `schema.table` whose
+    /// prefix names a schema of the database that has the table, that table; else the
+    /// first schema of the search path that has a table of that very name. nil when there
+    /// is none. (The schema's table goes first: earlier versions made a table called
+    /// "schema.table" in the search path's schema for `--table schema.table`, which must
+    /// not take the records meant for the schema's own.)
     /// - Parameter parsesSchema: false for a name made from a file name, whose dots are
     ///   part of the name.
     package static func read(_ connection: PostgresConnection, table name: String, parsesSchema: Bool = true) throws(PostgresError) -> PostgresSchema? {
-        if let found = try read(connection, table: name, in: nil) { return found }
-        guard parsesSchema, let (schema, table) = try qualified(connection, name) else { return nil }
-        return try read(connection, table: table, in: schema)
+        if parsesSchema, let (schema, table) = try qualified(connection, name), let found = try read(connection, table: table, in: schema) {
+            return found
+        }
+        return try read(connection, table: name, in: nil)
     }
 
     /// For `schema.table` whose prefix names a schema of the database (ignoring case,
@@ -83,7 +87,8 @@ package struct PostgresSchema: Sendable {
     package static func qualified(_ connection: PostgresConnection, _ name: String) throws(PostgresError) -> (schema: String, table: String)? {
         guard let dot = name.firstIndex(of: "."), dot != name.startIndex, name.index(after: dot) != name.endIndex else { return nil }
         let found = try connection.query(
-            "SELECT nspname FROM pg_namespace WHERE nspname = $1 OR lower(nspname) = lower($1) ORDER BY nspname = $1 DESC LIMIT 1",
+            // As spelled, else folded as PostgreSQL folds an unquoted name, else ignoring case.
+            "SELECT nspname FROM pg_namespace WHERE nspname = $1 OR lower(nspname) = lower($1) ORDER BY nspname = $1 DESC, nspname = lower($1) DESC, nspname LIMIT 1",
             [String(name[..<dot])])
         guard let schema = found.first?[0] ?? nil else { return nil }
         return (schema, String(name[name.index(after: dot)...]))
@@ -97,7 +102,7 @@ package struct PostgresSchema: Sendable {
             SELECT c.oid::text, c.relname, n.nspname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
             WHERE c.relkind IN ('r', 'p') AND (CASE WHEN $2::text IS NULL THEN n.nspname = ANY (current_schemas(false)) ELSE n.nspname = $2 END)
               AND (c.relname = $1 OR lower(c.relname) = lower($1))
-            ORDER BY array_position(current_schemas(false), n.nspname), c.relname = $1 DESC LIMIT 1
+            ORDER BY array_position(current_schemas(false), n.nspname), c.relname = $1 DESC, c.relname = lower($1) DESC, c.relname LIMIT 1
             """, [name, schema])
         guard let row = found.first, let oid = row[0], let table = row[1], let schema = row[2] else { return nil }
         let columns = try connection.query(

@@ -46,12 +46,15 @@ extension PostgresRun {
         let spelled = { (name: String) in index(name).map { names[$0] } ?? name }
         primaryKey = primaryKey.map(spelled)
         var definitions: [String] = []
+        var textBecauseOf: [(column: String, word: String)] = []
         for (column, name) in names.enumerated() {
             var type = Self.postgresType(inferred: trackers[column], allJSON: allJSON[column])
             if let override = options.typeOverrides.first(where: { $0.key.sqliteFolded == name.sqliteFolded })?.value {
                 type = try Self.postgresType(override, column: name)
             } else if type == "bigint" || type == "double precision" {
                 inferredKinds[name.sqliteFolded] = type == "bigint" ? .integer : .real
+            } else if type == "text", let word = trackers[column].nullSpellingMadeText {
+                textBecauseOf.append((name, word))
             }
             let notNull = primaryKey.contains { NameKey($0) == NameKey(name) } ? " NOT NULL" : ""
             definitions.append("\(SQLIdentifier.quote(name)) \(type)\(notNull)")
@@ -64,6 +67,7 @@ extension PostgresRun {
         let create = "CREATE TABLE \(newTable) (\(definitions.joined(separator: ", ")))"
         try connection.execute(create)
         summary.createdTable = create
+        summary.warnings += TableCreation.warnings(textBecauseOf: textBecauseOf, sampled: inferredFrom)
         if let uniqueIndex {
             let columns = uniqueIndex.columns.map(spelled)
             let indexName = "sqlimport_\(requestedTable)_\(columns.joined(separator: "_"))"

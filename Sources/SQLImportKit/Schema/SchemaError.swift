@@ -60,6 +60,9 @@ public enum SchemaError: Error, Sendable, CustomStringConvertible {
             }
             return "--table \(name): the database has no schema \(SQLIdentifier.quote(schema)) (only main) and no table of that exact name; pass the table's name without a prefix, or main.NAME"
         case .unknownPostgresSchema(let name, let schema):
+            if schema.isEmpty || name.hasSuffix(".") {
+                return "--table \(name): a schema-qualified name has both parts, SCHEMA.TABLE; pass the table's name, with its schema's before a dot if it is not in the search path"
+            }
             return "--table \(name): the database has no schema \(SQLIdentifier.quote(schema)) and no table of that exact name in the search path; create the schema first (CREATE SCHEMA), or pass the table's name without a prefix"
         case .noColumns(let input):
             return "\(input): no records with fields, so no table can be created; check the input or create the table first"

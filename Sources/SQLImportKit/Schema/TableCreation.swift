@@ -6,6 +6,18 @@ struct TableCreation {
     /// (`TypeTracker.nullSpellingMadeText`), in column order.
     var textBecauseOf: [(column: String, word: String)] = []
 
+    /// One warning per missing-value word that made number columns TEXT: it names them
+    /// and `--null WORD`.
+    static func warnings(textBecauseOf: [(column: String, word: String)], sampled: Int) -> [String] {
+        Set(textBecauseOf.map(\.word)).sorted().map { word in
+            let columns = textBecauseOf.filter { $0.word == word }.map(\.column)
+            let named = columns.count == 1 ? "column \(SQLIdentifier.quote(columns[0])) was" : "columns \(SQLIdentifier.quoteList(columns)) were"
+            let spelled = word.contains("\\") || word.hasPrefix("#") ? "'\(word)'" : word
+            let (their, them) = columns.count == 1 ? ("its", "it") : ("their", "them")
+            return "\(named) created as TEXT: \(their) values in the first \(sampled) records are numbers and \(word); if \(word) means a missing value, pass --null \(spelled) to store NULL and type \(them) from \(their) numbers"
+        }
+    }
+
     static let allowedTypes: Set<String> = ["INT", "INTEGER", "REAL", "TEXT", "BLOB", "ANY"]
 
     /// Infers column types from the sampled records and builds the `CREATE TABLE`.

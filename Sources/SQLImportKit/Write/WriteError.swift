@@ -72,6 +72,10 @@ public struct WriteError: Error, Sendable, CustomStringConvertible {
 
     public var description: String { text + nullHint }
 
+    /// How the messages of a value that does not fit an inferred type name the sample
+    /// (`notTheInferredType`, and PostgreSQL's), for what a checkpointed run adds to them.
+    public static let inferredTypePhrase = "which this run inferred from the first"
+
     private var text: String {
         let valuesText = values.isEmpty ? "" : " (" + values.map { "\(SQLIdentifier.quote($0)) = \($1)" }.joined(separator: ", ") + ")"
         switch reason {
@@ -95,7 +99,7 @@ public struct WriteError: Error, Sendable, CustomStringConvertible {
         case .nullInNotNullColumn(let column):
             return "\(position): field \(SQLIdentifier.quote(column)) is null but the column is NOT NULL; supply a value"
         case .notTheInferredType(let column, let type, let value, let sampleRows):
-            return "\(position): field \(SQLIdentifier.quote(column)) = \(value) does not fit the column's type \(type), which this run inferred from the first \(sampleRows) records. Pass --type \(column)=TEXT (or the type that holds every value), or a larger --infer-rows"
+            return "\(position): field \(SQLIdentifier.quote(column)) = \(value) does not fit the column's type \(type), \(WriteError.inferredTypePhrase) \(sampleRows) records. Pass --type \(column)=TEXT (or the type that holds every value), or a larger --infer-rows"
         case .deferredUniqueIndex(let message):
             return "\(position): this record updates a row, so the unique indexes this first load had deferred were built first, and \(message)"
         case .repeatedKey(let key):

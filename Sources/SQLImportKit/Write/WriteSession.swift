@@ -527,6 +527,28 @@ final class WriteSession {
         var refusal: StatementBinder.Refusal
     }
 
+    /// The first position of `row` whose cell does not fit the INTEGER or REAL this run
+    /// inferred for its column (`TypeTracker.fits`), or nil. Apart from the binding loop,
+    /// which it would slow for every run.
+    @inline(never)
+    static func firstUnfitCell(
+        of row: Int, in batch: RecordBatch, shape: RowShape, kinds: [TypeTracker.Inferred], bytes: UnsafePointer<UInt8>
+    ) -> Int? {
+        let start = batch.rowStarts[row]
+        let end = batch.rowEnd(row)
+        return batch.cells.withUnsafeBufferPointer { cells in
+            shape.inputColumns.withUnsafeBufferPointer { inputs in
+                kinds.withUnsafeBufferPointer { kinds in
+                    for position in 0 ..< inputs.count where kinds[position] < .text {
+                        let index = start + inputs[position]
+                        if index < end, !TypeTracker.fits(cells[index], kinds[position], bytes: bytes) { return position }
+                    }
+                    return nil
+                }
+            }
+        }
+    }
+
     /// Gives `sink` the values `row` binds as, one per column of `shape`: to a statement,
     /// or to the content hash of `UnchangedRows`.
     @inline(__always)
@@ -535,13 +557,12 @@ final class WriteSession {
     ) throws(ColumnRefusal) {
         let start = batch.rowStarts[row]
         let end = batch.rowEnd(row)
-        let inferredKinds = shape.inferredKinds
+        if let inferredKinds = shape.inferredKinds, let position = Self.firstUnfitCell(of: row, in: batch, shape: shape, kinds: inferredKinds, bytes: bytes) {
+            throw ColumnRefusal(position: position, refusal: .notTheInferredType)
+        }
         for position in 0 ..< shape.inputColumns.count {
             let index = start + shape.inputColumns[position]
             let cell = index < end ? batch.cells[index] : .absent
-            if let inferredKinds, inferredKinds[position] < .text, let kind = TypeTracker.kind(of: cell, bytes: bytes), kind > inferredKinds[position] {
-                throw ColumnRefusal(position: position, refusal: .notTheInferredType)
-            }
             let affinity = shape.affinities[position]
             sink.next(affinity: affinity)
             do {
@@ -575,7 +596,7 @@ final class WriteSession {
             if let inferredFrom = inferredTypes[column.sqliteFolded] {
                 return WriteError(
                     position: position,
-                    reason: .notTheInferredType(column: column, type: schema.columns[shape.tableColumns[refused]].declaredType, value: cell.kind == .untypedText ? plainText(cell, batch) : describe(cell, batch), sampleRows: inferredFrom))
+                    reason: .notTheInferredType(column: column, type: schema.columns[shape.tableColumns[refused]].declaredType, value: describe(cell, batch), sampleRows: inferredFrom))
             }
             let why: String
             switch failure.refusal {
