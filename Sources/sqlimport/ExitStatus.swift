@@ -50,7 +50,7 @@ enum ExitStatus {
             switch error.kind {
             case .connection: return unavailable
             case .authentication: return noPermission
-            case .busy: return temporary
+            case .busy, .canceled: return temporary
             case .data: return badData
             case .usage: return usage
             case .server: return software

@@ -578,6 +578,71 @@ import Testing
         #expect(try PostgresServer.query(url, "SELECT count(*) FROM items") == "0\n")
     }
 
+    /// SIGTERM while the run waits for another session's lock: it waited out
+    /// --busy-timeout (the server's lock_timeout) and exited 75; the signal now cancels
+    /// the waiting statement, as on SQLite: exit 143 at once, nothing committed.
+    @Test func aSignalWhileWaitingForALockStopsTheRunAtOnceAsOnSQLite() throws {
+        let url = try PostgresServer.database(schema: Self.schemaName(#function), setUp: Self.itemsSchema)
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        holder.arguments = ["psql", "-q", url, "-c", "BEGIN", "-c", "LOCK TABLE items IN ACCESS EXCLUSIVE MODE", "-c", "SELECT pg_sleep(30)"]
+        holder.standardOutput = FileHandle.nullDevice
+        holder.standardError = FileHandle.nullDevice
+        try holder.run()
+        defer {
+            kill(holder.processIdentifier, SIGKILL)
+            holder.waitUntilExit()
+        }
+        var held = false
+        for _ in 0 ..< 50 where !held {
+            held = try PostgresServer.query(url, "SELECT count(*) FROM pg_locks WHERE mode = 'AccessExclusiveLock' AND granted AND relation = 'items'::regclass") != "0\n"
+            if !held { usleep(100_000) }
+        }
+        try #require(held, "the table was never locked: the test proves nothing")
+        let (process, input, errors) = try Self.startReadingStandardInput(
+            ["--db", url, "--table", "items", "--upsert", "libraryID,remoteID", "--busy-timeout", "30000"], in: directory)
+        input.fileHandleForWriting.write(Data((#"{"id":"a","libraryID":1,"remoteID":"r1","updatedAt":"t"}"# + "\n").utf8))
+        try? input.fileHandleForWriting.close()
+        Thread.sleep(forTimeInterval: 1.0)
+        let signalled = Date()
+        process.terminate()
+        process.waitUntilExit()
+        let stderr = try String(contentsOf: errors, encoding: .utf8)
+        #expect(process.terminationStatus == 143, "\(stderr)")
+        #expect(Date().timeIntervalSince(signalled) < 10, "the run waited for the lock after the signal")
+        #expect(stderr.contains("interrupted by signal 15"), "\(stderr)")
+    }
+
+    /// The server's own limits end a statement or the connection: that is neither a bug
+    /// (exit 70) nor the fault of the record whose batch was being written.
+    @Test func theServersTimeoutsAreNamedWithTheirSettingNotARecord() throws {
+        let url = try PostgresServer.database(schema: Self.schemaName(#function), setUp: "CREATE TABLE t (id text PRIMARY KEY, v integer);")
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        // statement_timeout: a statement that sleeps (a trigger) past 50 ms.
+        _ = try PostgresServer.query(
+            url,
+            "CREATE FUNCTION slow() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(0.2); RETURN NEW; END $$; CREATE TRIGGER slow BEFORE INSERT ON t FOR EACH ROW EXECUTE FUNCTION slow();")
+        TestSupport.write(#"{"id":"a","v":1}"# + "\n", to: directory.appendingPathComponent("t.jsonl"))
+        let timed = try TestSupport.run(["t.jsonl", "--db", url + "%20-cstatement_timeout%3D50", "--table", "t", "--upsert", "id"], in: directory)
+        #expect(timed.status == 75, "\(timed.stderr)")
+        #expect(timed.stderr.contains("statement_timeout") && !timed.stderr.contains("t.jsonl:1"), "\(timed.stderr)")
+        // idle_in_transaction_session_timeout: the input comes slower than it allows.
+        let (process, input, errors) = try Self.startReadingStandardInput(
+            ["--db", url + "%20-cidle_in_transaction_session_timeout%3D200", "--table", "t", "--upsert", "id"], in: directory)
+        input.fileHandleForWriting.write(Data((#"{"id":"b","v":1}"# + "\n").utf8))
+        Thread.sleep(forTimeInterval: 1.5)
+        input.fileHandleForWriting.write(Data((#"{"id":"c","v":1}"# + "\n").utf8))
+        try? input.fileHandleForWriting.close()
+        process.waitUntilExit()
+        let stderr = try String(contentsOf: errors, encoding: .utf8)
+        #expect(process.terminationStatus == 69, "\(stderr)")
+        #expect(stderr.contains("idle_in_transaction_session_timeout"), "\(stderr)")
+        #expect(try PostgresServer.query(url, "SELECT count(*) FROM t") == "0\n")
+    }
+
     /// A batch PostgreSQL refuses is written again record by record, which takes seconds
     /// per batch: SIGTERM waited for the whole input (a helper killed it with -9 after
     /// 20 s). It now stops between records: exit 143, rolled back.

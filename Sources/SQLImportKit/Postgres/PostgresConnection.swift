@@ -7,6 +7,11 @@ package final class PostgresConnection {
 
     /// Connects to `url` (`postgresql://user@host:port/dbname?...`); the `PG*`
     /// environment variables fill what the URL leaves out, as in `psql`.
+    /// What `cancelStatement` sends the server: made once, as libpq asks, so that another
+    /// thread may use it while this one waits for a result.
+    private let canceller: OpaquePointer?
+    private let cancelLock = NSLock()
+
     package init(url: String) throws(PostgresError) {
         guard let connection = PQconnectdb(url) else { throw PostgresError(kind: .connection, message: "out of memory") }
         guard PQstatus(connection) == CONNECTION_OK else {
@@ -19,13 +24,28 @@ package final class PostgresConnection {
             throw PostgresError(kind: refused ? .authentication : .connection, message: message)
         }
         self.connection = connection
+        canceller = PQgetCancel(connection)
         _ = PQsetClientEncoding(connection, "UTF8")
         // NOTICEs ("relation ... already exists, skipping") are not for the user's log.
         PQclear(PQexec(connection, "SET client_min_messages = warning"))
     }
 
     deinit {
+        cancelLock.lock()
+        if let canceller { PQfreeCancel(canceller) }
+        cancelLock.unlock()
         PQfinish(connection)
+    }
+
+    /// Asks the server to cancel the statement this connection is running (from another
+    /// thread: a signal's handler), which then fails with SQLSTATE 57014. A statement
+    /// waiting for a lock stops waiting; nothing happens when none runs.
+    package func cancelStatement() {
+        cancelLock.lock()
+        defer { cancelLock.unlock() }
+        guard let canceller else { return }
+        var error = [CChar](repeating: 0, count: 256)
+        _ = PQcancel(canceller, &error, Int32(error.count))
     }
 
     /// Runs `sql` (one or more statements without parameters).

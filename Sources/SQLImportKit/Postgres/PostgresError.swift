@@ -1,13 +1,18 @@
 /// Errors of the PostgreSQL target. Each says how to fix the problem.
 public struct PostgresError: Error, Sendable, CustomStringConvertible {
     public enum Kind: Sendable, Equatable {
-        /// The server cannot be reached, or the connection broke (SQLSTATE class 08).
+        /// The server cannot be reached, or the connection broke (SQLSTATE class 08), or
+        /// the server ended it: an administrator's `pg_terminate_backend` or a shutdown
+        /// (57P01–57P03), an idle timeout (25P03, 57P05).
         case connection
         /// The server refused the credentials (28000, 28P01).
         case authentication
         /// A lock was not granted within `--busy-timeout` (55P03), or the transaction
         /// had to be retried (40001, 40P01).
         case busy
+        /// The server cancelled the statement (57014): its `statement_timeout`, or another
+        /// session's `pg_cancel_backend`. (A signal's cancel is the signal's stop.)
+        case canceled
         /// The data: a value the column refuses, a constraint, a trigger's exception
         /// (classes 22, 23 and P0).
         case data
@@ -36,6 +41,8 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
         let kind: Kind
         switch sqlState {
         case let state where state.hasPrefix("08"): kind = .connection
+        case "57P01", "57P02", "57P03", "25P03", "57P05": kind = .connection
+        case "57014": kind = .canceled
         case "28000", "28P01": kind = .authentication
         case "55P03", "40001", "40P01": kind = .busy
         // A trigger's `RAISE EXCEPTION` (class P0, PL/pgSQL) refuses the record that fired
@@ -51,7 +58,17 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
         let prefix = position.map { "\($0): " } ?? ""
         switch kind {
         case .connection:
-            return "\(prefix)cannot reach the PostgreSQL server: \(message); check the --db URL (host, port, dbname) and that the server is running"
+            // Not the record's fault: no position.
+            switch sqlState {
+            case "25P03", "57P05":
+                return "the PostgreSQL server ended the connection: \(message); its idle timeout is shorter than the run's waits for its input. Raise idle_in_transaction_session_timeout for this role (or options=-cidle_in_transaction_session_timeout%3D0 in the --db URL), or feed the input faster, and run again"
+            case "57P01", "57P02", "57P03":
+                return "the PostgreSQL server ended the connection: \(message) (an administrator's pg_terminate_backend, or a shutdown); run again once it is up (with --resume after --commit-every)"
+            default:
+                return "cannot reach the PostgreSQL server: \(message); check the --db URL (host, port, dbname) and that the server is running"
+            }
+        case .canceled:
+            return "PostgreSQL cancelled the statement: \(message); the server's statement_timeout (or another session's pg_cancel_backend) stopped it, not a record. Raise statement_timeout for this role (or options=-cstatement_timeout%3D0 in the --db URL) and run again"
         case .authentication:
             return "\(prefix)the PostgreSQL server refused the login: \(message); check the user and password in the --db URL, PGUSER/PGPASSWORD or ~/.pgpass"
         case .busy:

@@ -47,15 +47,23 @@ public final class PostgresImporter {
     public func run(progress: ((ImportProgress) -> Void)? = nil) throws -> ImportSummary {
         try Self.refuseUnsupported(options)
         let connection = try PostgresConnection(url: options.databasePath)
-        try Self.begin(connection, options: options)
-        let requested = try options.resolvedTable()
-        let schema = try PostgresSchema.read(connection, table: requested, parsesSchema: options.table != nil)
-        let placement = schema == nil ? try Self.newTablePlacement(connection, requested: requested, parsesSchema: options.table != nil) : nil
-        let run = try PostgresRun(
-            options: options, connection: connection, schema: schema, table: placement?.table ?? requested, inSchema: placement?.schema,
-            progress: progress)
-        if schema == nil && options.inferRows != ImportOptions(inputs: [], databasePath: "").inferRows {
-            run.sampled = try PostgresRun.ColumnSample.firstRecords(options.inferRows, options: options)
+        // A signal stops a statement that waits for a lock (or runs long) at once, as the
+        // SQLite target's busy handler gives up; its 57014 is then the signal.
+        options.cancellation?.onCancel { [weak connection] in connection?.cancelStatement() }
+        let run: PostgresRun
+        do {
+            try Self.begin(connection, options: options)
+            let requested = try options.resolvedTable()
+            let schema = try PostgresSchema.read(connection, table: requested, parsesSchema: options.table != nil)
+            let placement = schema == nil ? try Self.newTablePlacement(connection, requested: requested, parsesSchema: options.table != nil) : nil
+            run = try PostgresRun(
+                options: options, connection: connection, schema: schema, table: placement?.table ?? requested, inSchema: placement?.schema,
+                progress: progress)
+            if schema == nil && options.inferRows != ImportOptions(inputs: [], databasePath: "").inferRows {
+                run.sampled = try PostgresRun.ColumnSample.firstRecords(options.inferRows, options: options)
+            }
+        } catch {
+            throw stopBySignal(error) ?? error
         }
         do {
             try run.execute()
@@ -66,7 +74,7 @@ public final class PostgresImporter {
             failed.counts = run.countsAtLastCommit  // nothing, or what the last checkpoint kept
             failed.finishedAt = Date()
             partialSummary = failed
-            throw error
+            throw stopBySignal(error) ?? error
         }
         var summary = run.summary
         summary.dryRun = options.dryRun
@@ -89,6 +97,13 @@ public final class PostgresImporter {
         }
         summary.finishedAt = Date()
         return summary
+    }
+
+    /// A server error after a signal is the signal's stop: the statement it cancelled
+    /// (57014), or one that failed as the connection went.
+    private func stopBySignal(_ error: Error) -> ImportError? {
+        guard error is PostgresError, let signal = options.cancellation?.signal else { return nil }
+        return .interrupted(signal: signal)
     }
 
     /// Opens the run's transaction (again after each checkpoint), with `--busy-timeout`
