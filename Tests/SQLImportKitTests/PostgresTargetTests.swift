@@ -424,25 +424,8 @@ import Testing
         let other = try PostgresServer.database(schema: otherSchema, setUp: Self.itemsSchema)
         let directory = TestSupport.temporaryDirectory()
         defer { TestSupport.remove(directory) }
-        // Holds the other table's lock for 10 s (the server ends the sleep even when the
-        // client is killed at the end of the test).
-        let holder = Process()
-        holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        holder.arguments = ["psql", "-q", other, "-c", "BEGIN", "-c", "LOCK TABLE items IN ACCESS EXCLUSIVE MODE", "-c", "SELECT pg_sleep(10)"]
-        holder.standardOutput = FileHandle.nullDevice
-        holder.standardError = FileHandle.nullDevice
-        try holder.run()
-        defer {
-            kill(holder.processIdentifier, SIGKILL)
-            holder.waitUntilExit()
-        }
-        // Wait until the lock is held.
-        var held = false
-        for _ in 0 ..< 50 where !held {
-            held = try PostgresServer.query(url, "SELECT count(*) FROM pg_locks WHERE mode = 'AccessExclusiveLock' AND granted AND relation = '\(otherSchema).items'::regclass") != "0\n"
-            if !held { usleep(100_000) }
-        }
-        try #require(held, "the other schema's table was never locked: the test proves nothing")
+        let holder = try Self.holdLock(on: "\(otherSchema).items", url: other, seconds: 10)
+        defer { Self.release(holder) }
         TestSupport.write(#"{"id":"a","libraryID":1,"remoteID":"r1","name":"one","updatedAt":"t1"}"# + "\n", to: directory.appendingPathComponent("items.jsonl"))
         let run = try TestSupport.run(["items.jsonl", "--upsert", "libraryID,remoteID", "--db", url, "--busy-timeout", "3000"], in: directory)
         #expect(run.status == 0, "\(run.stderr)")
@@ -545,6 +528,32 @@ import Testing
     }
 
     /// sqlimport reading standard input from a pipe the test writes, its stderr to a file.
+    /// A psql session that holds `table`'s ACCESS EXCLUSIVE lock for `seconds` (the server
+    /// ends the sleep even when the client is killed), once the lock is granted.
+    static func holdLock(on table: String, url: String, seconds: Int) throws -> Process {
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        holder.arguments = ["psql", "-q", url, "-c", "BEGIN", "-c", "LOCK TABLE \(table) IN ACCESS EXCLUSIVE MODE", "-c", "SELECT pg_sleep(\(seconds))"]
+        holder.standardOutput = FileHandle.nullDevice
+        holder.standardError = FileHandle.nullDevice
+        try holder.run()
+        var held = false
+        for _ in 0 ..< 50 where !held {
+            held = try PostgresServer.query(url, "SELECT count(*) FROM pg_locks WHERE mode = 'AccessExclusiveLock' AND granted AND relation = '\(table)'::regclass") != "0\n"
+            if !held { usleep(100_000) }
+        }
+        guard held else {
+            release(holder)
+            throw PostgresServer.PostgresUnavailable(reason: "\(table) was never locked: the test would prove nothing")
+        }
+        return holder
+    }
+
+    static func release(_ holder: Process) {
+        kill(holder.processIdentifier, SIGKILL)
+        holder.waitUntilExit()
+    }
+
     static func startReadingStandardInput(_ arguments: [String], in directory: URL) throws -> (Process, Pipe, URL) {
         let process = Process()
         process.executableURL = TestSupport.executable
@@ -585,22 +594,8 @@ import Testing
         let url = try PostgresServer.database(schema: Self.schemaName(#function), setUp: Self.itemsSchema)
         let directory = TestSupport.temporaryDirectory()
         defer { TestSupport.remove(directory) }
-        let holder = Process()
-        holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        holder.arguments = ["psql", "-q", url, "-c", "BEGIN", "-c", "LOCK TABLE items IN ACCESS EXCLUSIVE MODE", "-c", "SELECT pg_sleep(30)"]
-        holder.standardOutput = FileHandle.nullDevice
-        holder.standardError = FileHandle.nullDevice
-        try holder.run()
-        defer {
-            kill(holder.processIdentifier, SIGKILL)
-            holder.waitUntilExit()
-        }
-        var held = false
-        for _ in 0 ..< 50 where !held {
-            held = try PostgresServer.query(url, "SELECT count(*) FROM pg_locks WHERE mode = 'AccessExclusiveLock' AND granted AND relation = 'items'::regclass") != "0\n"
-            if !held { usleep(100_000) }
-        }
-        try #require(held, "the table was never locked: the test proves nothing")
+        let holder = try Self.holdLock(on: "items", url: url, seconds: 30)
+        defer { Self.release(holder) }
         let (process, input, errors) = try Self.startReadingStandardInput(
             ["--db", url, "--table", "items", "--upsert", "libraryID,remoteID", "--busy-timeout", "30000"], in: directory)
         input.fileHandleForWriting.write(Data((#"{"id":"a","libraryID":1,"remoteID":"r1","updatedAt":"t"}"# + "\n").utf8))
