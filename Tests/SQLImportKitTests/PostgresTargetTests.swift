@@ -683,6 +683,52 @@ import Testing
         #expect(try PostgresServer.query(url, "SELECT count(*) FROM items") == "25\n")
     }
 
+    /// A refused batch is isolated by halves (one refused record among 1,000 took 1,000
+    /// statements record by record): the halves must leave what records written one by
+    /// one leave. Seeded records with repeated keys and scattered refusals (a CHECK),
+    /// compared with SQLite: the same rows, the same rejected lines (in input order on
+    /// PostgreSQL), and under abort a refused line named.
+    @Test(arguments: [1, 2])
+    func refusedRecordsScatteredInBatchesAreIsolatedAsOnSQLite(_ seed: UInt64) throws {
+        let schema = "CREATE TABLE t (id text PRIMARY KEY, v integer CHECK (v > 0), n integer);"
+        let url = try PostgresServer.database(schema: Self.schemaName(#function) + "\(seed)", setUp: schema + "INSERT INTO t VALUES ('k0', 1, 0);")
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        _ = try TestSupport.runShell("sqlite3 app.db \"\(schema) INSERT INTO t VALUES ('k0', 1, 0);\"", in: directory)
+        var generator = StrategyEquivalenceTests.Generator(state: seed)
+        let lines = (0 ..< 3_000).map { index -> String in
+            let refused = Int.random(in: 0 ..< 100, using: &generator) < 2
+            return #"{"id":"k\#(Int.random(in: 0 ..< 700, using: &generator))","v":\#(refused ? -1 : Int.random(in: 1 ... 9, using: &generator)),"n":\#(index)}"#
+        }
+        TestSupport.write(lines.joined(separator: "\n") + "\n", to: directory.appendingPathComponent("t.jsonl"))
+        func rejectedLines(_ file: String) throws -> [Int] {
+            try String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8).split(separator: "\n").map {
+                (try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["line"] as? Int ?? -1
+            }
+        }
+        for database in [url, "app.db"] {
+            let name = database == url ? "pg" : "lite"
+            let run = try TestSupport.run(
+                ["t.jsonl", "--db", database, "--table", "t", "--upsert", "id", "--on-error", "skip", "--rejects", "\(name).rejects", "--commit-every", "1000"], in: directory)
+            #expect(run.status == 2, "\(name): \(run.stderr)")
+            let aborted = try TestSupport.run(["t.jsonl", "--db", database, "--table", "t", "--upsert", "id"], in: directory)
+            #expect(aborted.status == 65)
+            try aborted.stderr.write(to: directory.appendingPathComponent("\(name).abort"), atomically: true, encoding: .utf8)
+        }
+        // (A sorted run is written in key order: the rejects of its batch come in that
+        // order on SQLite, and in input order on PostgreSQL.)
+        let refused = try rejectedLines("lite.rejects").sorted()
+        #expect(try rejectedLines("pg.rejects").sorted() == refused)
+        #expect(try rejectedLines("pg.rejects") == refused)
+        #expect(!refused.isEmpty)
+        for name in ["pg", "lite"] {
+            let stderr = try String(contentsOf: directory.appendingPathComponent("\(name).abort"), encoding: .utf8)
+            #expect(refused.contains { stderr.contains("t.jsonl:\($0) (byte") }, "\(name): \(stderr)")
+        }
+        let rows = "SELECT id || ':' || v || ':' || n FROM t ORDER BY id"
+        #expect(try PostgresServer.query(url, rows) == TestSupport.runShell("sqlite3 app.db \"\(rows)\"", in: directory).stdout)
+    }
+
     /// `--on-error skip`: the records PostgreSQL refuses (a type, NOT NULL, the identity
     /// rule, unparseable JSON) are set aside as on SQLite: the same rows, the same counts,
     /// the same lines in `--rejects`, exit 2; a re-run sets aside the same records and
