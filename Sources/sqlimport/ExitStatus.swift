@@ -155,10 +155,12 @@ enum ExitStatus {
         return text
     }
 
-    static func message(for error: Error) -> String {
+    /// - Parameter database: the `--db` of a command whose SQLite errors (GRDB's, which
+    ///   name no file) should say which database they are about.
+    static func message(for error: Error, database: String? = nil) -> String {
         switch error {
         case let error as DatabaseError:
-            var text = error.message ?? "\(error)"
+            var text = (database.map { "\($0): " } ?? "") + (error.message ?? "\(error)")
             switch error.resultCode {
             case .SQLITE_BUSY, .SQLITE_LOCKED:
                 text += "; another connection holds the database's write lock. Retry later, or raise --busy-timeout"

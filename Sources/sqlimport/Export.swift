@@ -128,7 +128,7 @@ struct Export: ParsableCommand {
             // `sqlimport export items | head`: the reader has all it wanted.
             return
         } catch {
-            FileHandle.standardError.writeLine("sqlimport: error: \(ExitStatus.message(for: error))")
+            FileHandle.standardError.writeLine("sqlimport: error: \(ExitStatus.message(for: error, database: options.databasePath))")
             throw ExitCode(ExitStatus.code(for: error))
         }
         if !quiet, let path = summary.output {

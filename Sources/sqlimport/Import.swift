@@ -66,6 +66,10 @@ struct Import: ParsableCommand {
             if tuning.strategy != .multirow { throw ValidationError("--rows-per-statement applies to --strategy multirow; add it, or drop --rows-per-statement") }
         }
         for type in schema.types where !type.contains("=") { throw ValidationError("--type \(type): expected COLUMN=TYPE, e.g. --type zip=TEXT") }
+        let keyColumns = keys.upsert.map(Self.columnList) ?? []
+        if let repeated = keyColumns.first(where: { name in keyColumns.filter { $0.sqliteFolded == name.sqliteFolded }.count > 1 }) {
+            throw ValidationError("--upsert names \(repeated) twice; name each column of the key once")
+        }
         if keys.merge != .replace && keys.upsert == nil { throw ValidationError("--merge \(keys.merge) applies to rows an upsert finds; add --upsert COLUMNS") }
         if keys.upsert == nil, keys.nullKey != .error || keys.duplicateKeys != .warn || keys.createIndex {
             throw ValidationError("--null-key, --duplicate-keys and --create-index apply to an upsert; add --upsert COLUMNS")
@@ -168,15 +172,15 @@ struct Import: ParsableCommand {
         let outputs = [report, options.rejectsPath].compactMap { $0 }.filter { $0 != "-" }
         for output in outputs {
             if !PostgresConnection.isURL(options.databasePath) {
-                try OutputError.refuseReplacing(source: options.databasePath, with: output, what: "the database")
+                try OutputError.refuseReplacing(source: options.databasePath, with: output, what: "the database", hasForce: false)
             }
             for input in options.inputs where input != "-" {
-                try OutputError.refuseReplacing(source: input, with: output, what: "an input")
+                try OutputError.refuseReplacing(source: input, with: output, what: "an input", hasForce: false)
             }
         }
         if outputs.count == 2 {
             do {
-                try OutputError.refuseReplacing(source: outputs[1], with: outputs[0], what: "the rejects file (--rejects)")
+                try OutputError.refuseReplacing(source: outputs[1], with: outputs[0], what: "the rejects file (--rejects)", hasForce: false)
             } catch {
                 throw OutputError.sharedOutput(path: outputs[0], options: ["--report", "--rejects"])
             }

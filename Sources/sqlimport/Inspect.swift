@@ -43,20 +43,27 @@ struct Inspect: ParsableCommand {
         if PostgresConnection.isURL(database.resolved) { return try inspectPostgreSQL() }
         let schema: TableSchema?
         var nested: NestedFieldsSample?
+        var tables: [String] = []
         do {
             let queue = try SourceDatabase.openReadOnly(path: database.resolved, busyTimeoutMilliseconds: 5000)
             schema = try queue.read { try TableSchema.read($0, table: TableSchema.resolveName($0, requested: table)) }
+            if schema == nil {
+                tables = try queue.read {
+                    try String.fetchAll($0, sql: "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")
+                }
+            }
             if let sample, let schema {
                 nested = try NestedFieldsSample.read(
                     input: sample, schema: schema, naming: flattenBy ?? .auto, declared: enumGroups.compactMap { try? EnumGroup(argument: $0) },
                     groups: columnGroups)
             }
         } catch {
-            FileHandle.standardError.writeLine("sqlimport: error: \(ExitStatus.message(for: error))")
+            FileHandle.standardError.writeLine("sqlimport: error: \(ExitStatus.message(for: error, database: database.resolved))")
             throw ExitCode(ExitStatus.code(for: error))
         }
         guard let schema else {
-            FileHandle.standardError.writeLine("sqlimport: error: no table \(SQLIdentifier.quote(table)) in \(database.resolved)")
+            let list = tables.isEmpty ? "it has no tables" : "it has " + tables.map(SQLIdentifier.quote).joined(separator: ", ")
+            FileHandle.standardError.writeLine("sqlimport: error: no table \(SQLIdentifier.quote(table)) in \(database.resolved) (\(list)); check the name and --db")
             throw ExitCode(ExitStatus.usage)
         }
         var text = Self.describe(schema)
@@ -71,7 +78,7 @@ struct Inspect: ParsableCommand {
         do {
             schema = try PostgresSchema.read(try PostgresConnection(url: database.resolved), table: table)
         } catch {
-            FileHandle.standardError.writeLine("sqlimport: error: \(ExitStatus.message(for: error))")
+            FileHandle.standardError.writeLine("sqlimport: error: \(ExitStatus.message(for: error, database: database.resolved))")
             throw ExitCode(ExitStatus.code(for: error))
         }
         guard let schema else {

@@ -23,7 +23,7 @@ struct Snapshot: ParsableCommand {
     var level = ZstdCompressingSink.defaultLevel
 
     @Option(help: ArgumentHelp("zstd worker threads (default: one per core, as zstd -T0).", valueName: "n"))
-    var threads = ProcessInfo.processInfo.activeProcessorCount
+    var threads: Int?
 
     @Flag(help: "Replace an existing snapshot file.")
     var force = false
@@ -42,7 +42,7 @@ struct Snapshot: ParsableCommand {
         if busyTimeout < 0 { throw ValidationError("--busy-timeout takes milliseconds, 0 or more (0: fail at once when the database is locked)") }
         try database.refusePostgreSQL("snapshot")
         if !ZstdCompressingSink.levels.contains(level) { throw ValidationError("--level \(level): expected a level within \(ZstdCompressingSink.levels)") }
-        if threads < 0 { throw ValidationError("--threads must be 0 or more") }
+        if let threads, threads < 0 { throw ValidationError("--threads must be 0 or more") }
     }
 
     func run() throws {
@@ -56,7 +56,7 @@ struct Snapshot: ParsableCommand {
             }
         }
         options.level = level
-        options.workers = threads
+        options.workers = threads ?? ProcessInfo.processInfo.activeProcessorCount
         options.force = force
         options.busyTimeoutMilliseconds = busyTimeout
         do {
@@ -78,7 +78,7 @@ struct Snapshot: ParsableCommand {
                 "sqlimport: error: standard output was closed before the snapshot was written whole (its reader stopped): what it received is not a complete snapshot")
             throw ExitCode(ExitStatus.ioError)
         } catch {
-            FileHandle.standardError.writeLine("sqlimport: error: \(ExitStatus.message(for: error))")
+            FileHandle.standardError.writeLine("sqlimport: error: \(ExitStatus.message(for: error, database: database.resolved))")
             throw ExitCode(ExitStatus.code(for: error))
         }
     }

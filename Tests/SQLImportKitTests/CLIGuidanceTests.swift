@@ -422,12 +422,32 @@ import Testing
             (["in.jsonl", "--db", "a.db", "--busy-timeout", "-1"], "--busy-timeout takes milliseconds, 0 or more"),
             (["snapshot", "--db", "a.db", "--busy-timeout", "-1"], "--busy-timeout takes milliseconds, 0 or more"),
             (["feeds", "--db", "a.db"], "feeds is a directory, not a file; pass the files in it (e.g. feeds/*.jsonl)"),
+            (["feeds/", "--db", "a.db"], "feeds/ is a directory, not a file; pass the files in it (e.g. feeds/*.jsonl)"),
+            (["in.jsonl", "--db", "a.db", "--report", "a.db"], "a.db is the database; writing there would replace what is being read. Choose another output name"),
+            (["in.jsonl", "--db", "a.db", "--upsert", "id,ID"], "--upsert names id twice; name each column of the key once"),
             (["in.jsonl", "--db", "a.db", "--on-error", "skip", "--report", "r.json", "--rejects", "r.json"], "--report and --rejects both name r.json; give each a file of its own"),
         ]
         for (arguments, message) in cases {
             let result = try TestSupport.run(arguments, in: directory)
             #expect(result.status != 0 && result.stderr.contains(message), "\(arguments): \(result.stderr)")
         }
+    }
+
+    /// snapshot --help gave --threads two defaults: "one per core" and this machine's count.
+    @Test func snapshotHelpGivesThreadsOneDefault() throws {
+        let help = try TestSupport.run(["snapshot", "--help"], in: TestSupport.packageRoot)
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("one per core") && !help.stdout.contains("-T0). (default:"), "\(help.stdout)")
+    }
+
+    /// inspect of a table the database lacks did not say which it has (export did).
+    @Test func inspectOfAMissingTableListsTheTables() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        _ = try TestSupport.runShell("sqlite3 app.db 'CREATE TABLE items (id TEXT PRIMARY KEY); CREATE TABLE notes (id INTEGER PRIMARY KEY)'", in: directory)
+        let run = try TestSupport.run(["inspect", "itmes", "--db", "app.db"], in: directory)
+        #expect(run.status == 64)
+        #expect(run.stderr.contains(#"no table "itmes" in app.db (it has "items", "notes"); check the name and --db"#), "\(run.stderr)")
     }
 
     /// export, snapshot and inspect of a missing database said only "unable to open

@@ -341,6 +341,23 @@ import Testing
         #expect(try workspace.count() == 0)
     }
 
+    /// export and inspect of a database another connection holds exclusively said
+    /// "database is locked" without naming it (import did).
+    @Test func exportAndInspectOfALockedDatabaseNameIt() throws {
+        let workspace = try Workspace()
+        defer { workspace.cleanUp() }
+        var holder: OpaquePointer?
+        sqlite3_open(workspace.database, &holder)
+        defer { sqlite3_close_v2(holder) }
+        #expect(sqlite3_exec(holder, "BEGIN EXCLUSIVE", nil, nil, nil) == SQLITE_OK)
+        for command in [["export", "items", "--busy-timeout", "100"], ["inspect", "items"]] {
+            let run = try TestSupport.run(command + ["--db", workspace.database], in: workspace.directory)
+            #expect(run.status == 75, "\(command): \(run.stderr)")
+            #expect(run.stderr.contains("\(workspace.database): database is locked"), "\(command): \(run.stderr)")
+        }
+        sqlite3_exec(holder, "ROLLBACK", nil, nil, nil)
+    }
+
     /// A signal during a first load's index builds (the last minutes of a large load) was
     /// not looked at until they ended, and then the run committed every row and exited
     /// 0. The build is interrupted now (`sqlite3_interrupt`), or the signal is seen when

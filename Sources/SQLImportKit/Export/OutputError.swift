@@ -11,7 +11,8 @@ public enum OutputError: Error, Equatable, CustomStringConvertible {
     /// A file written as the run goes (`--rejects`) could not take more.
     case appendFailed(path: String, reason: String)
     /// The output names the file the command reads (or that database's journal).
-    case wouldReplaceSource(path: String, source: String)
+    /// `hasForce`: whether the command has a --force that this refusal overrides not.
+    case wouldReplaceSource(path: String, source: String, hasForce: Bool = true)
     /// libzstd or zlib refused a parameter or failed.
     case compressionFailed(compression: Compression, reason: String)
     /// A database to restore has no file, but a journal or WAL of a former one lies
@@ -42,8 +43,8 @@ public enum OutputError: Error, Equatable, CustomStringConvertible {
             return "writing \(path) failed (\(reason)); check the free space and permissions. \(left)"
         case .appendFailed(let path, let reason):
             return "writing \(path) failed (\(reason)); check the free space and permissions. It keeps the lines written before"
-        case .wouldReplaceSource(let path, let source):
-            return "\(path) is \(source); writing there would replace what is being read, even with --force. Choose another output name"
+        case .wouldReplaceSource(let path, let source, let hasForce):
+            return "\(path) is \(source); writing there would replace what is being read\(hasForce ? ", even with --force" : ""). Choose another output name"
         case .compressionFailed(let compression, let reason):
             return "\(compression.rawValue) compression failed: \(reason)"
         case .sharedOutput(let path, let options):
@@ -62,7 +63,7 @@ extension OutputError {
     /// Refuses an output that is `source` itself, or one of SQLite's side files of it
     /// (`-journal`, `-wal`, `-shm`): `--force` would replace a live database with its own
     /// export. Compared by device and inode where the files exist, else by path.
-    package static func refuseReplacing(source: String, with output: String, what: String) throws(OutputError) {
+    package static func refuseReplacing(source: String, with output: String, what: String, hasForce: Bool = true) throws(OutputError) {
         func identity(_ path: String) -> (UInt64, UInt64)? {
             var info = stat()
             return stat(path, &info) == 0 ? (UInt64(info.st_dev), UInt64(info.st_ino)) : nil
@@ -77,7 +78,7 @@ extension OutputError {
             } else {
                 same = URL(fileURLWithPath: candidate).standardizedFileURL.path == standardized
             }
-            if same { throw .wouldReplaceSource(path: output, source: suffix.isEmpty ? what : "\(what)'s \(suffix) file") }
+            if same { throw .wouldReplaceSource(path: output, source: suffix.isEmpty ? what : "\(what)'s \(suffix) file", hasForce: hasForce) }
         }
     }
 }

@@ -22,7 +22,10 @@ public enum InputError: Error, Equatable, CustomStringConvertible {
         case .notFound(let path):
             return "\(path): no such file; check the path, or pass - to read standard input"
         case .unreadable(let path, let reason):
-            if reason == InputError.directoryReason { return "\(path) is a directory, not a file; pass the files in it (e.g. \(path)/*.jsonl)" }
+            if reason == InputError.directoryReason {
+                let folder = path.hasSuffix("/") ? String(path.dropLast()) : path
+                return "\(path) is a directory, not a file; pass the files in it (e.g. \(folder)/*.jsonl)"
+            }
             return "\(path): cannot read it (\(reason)); check its permissions"
         case .corruptCompressedStream(let input, let compression, let offset, let reason):
             return "\(input): corrupt \(compression.rawValue) stream at compressed byte \(offset) (\(reason)); nothing from this input was committed. Check the file with `\(compression.checkCommand) \(input)`"
