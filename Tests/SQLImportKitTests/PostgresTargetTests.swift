@@ -610,6 +610,29 @@ import Testing
         #expect(stderr.contains("interrupted by signal 15"), "\(stderr)")
     }
 
+    /// A deferred constraint trigger that raises at the commit: the message said
+    /// "PostgreSQL refused the record" with no record, and the ROLLBACK sent after the
+    /// failed COMMIT printed the server's "there is no transaction in progress".
+    @Test func aRefusalAtTheCommitIsNamedAsTheCommits() throws {
+        let url = try PostgresServer.database(
+            schema: Self.schemaName(#function),
+            setUp: """
+                CREATE TABLE t (id text PRIMARY KEY, v integer);
+                CREATE FUNCTION nonnegative() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF NEW.v < 0 THEN RAISE EXCEPTION 'negative v for %', NEW.id; END IF; RETURN NULL; END $$;
+                CREATE CONSTRAINT TRIGGER nonnegative AFTER INSERT OR UPDATE ON t DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION nonnegative();
+                """)
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        TestSupport.write(#"{"id":"a","v":1}"# + "\n" + #"{"id":"b","v":-1}"# + "\n" + #"{"id":"c","v":2}"# + "\n", to: directory.appendingPathComponent("t.jsonl"))
+        for extra in [[], ["--commit-every", "2"]] {
+            let run = try TestSupport.run(["t.jsonl", "--db", url, "--table", "t", "--upsert", "id"] + extra, in: directory)
+            #expect(run.status == 65, "\(run.stderr)")
+            #expect(run.stderr.contains("PostgreSQL refused the commit: negative v for b"), "\(run.stderr)")
+            #expect(!run.stderr.contains("no transaction in progress") && !run.stderr.contains("refused the record"), "\(run.stderr)")
+        }
+        #expect(try PostgresServer.query(url, "SELECT count(*) FROM t") == "0\n")
+    }
+
     /// The server's own limits end a statement or the connection: that is neither a bug
     /// (exit 70) nor the fault of the record whose batch was being written.
     @Test func theServersTimeoutsAreNamedWithTheirSettingNotARecord() throws {

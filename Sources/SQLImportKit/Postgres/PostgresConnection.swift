@@ -55,6 +55,26 @@ package final class PostgresConnection {
         try check(result)
     }
 
+    /// Commits the open transaction. A refusal at the commit comes from a deferred
+    /// constraint or constraint trigger, checked after every record was written: no
+    /// record can be named, and the message says so (it read as a record's refusal).
+    package func commit() throws(PostgresError) {
+        do {
+            try execute("COMMIT")
+        } catch var error where error.kind == .data {
+            error.atCommit = true
+            throw error
+        }
+    }
+
+    /// Rolls back the open transaction, if there is one (after a failed COMMIT there is
+    /// none, and a ROLLBACK would print the server's warning on stderr).
+    package func rollbackIfOpen() {
+        let status = PQtransactionStatus(connection)
+        guard status == PQTRANS_INTRANS || status == PQTRANS_INERROR else { return }
+        try? execute("ROLLBACK")
+    }
+
     /// Runs `sql` (one statement) and returns the rows it inserted, updated or deleted.
     package func executeCounting(_ sql: String) throws(PostgresError) -> Int {
         let result = PQexec(connection, sql)

@@ -29,6 +29,8 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
     public var position: SourcePosition?
     /// The server's CONTEXT field (for COPY: the staging line and column).
     var context: String?
+    /// Refused at the commit (a deferred constraint or constraint trigger), not by a record.
+    var atCommit = false
 
     init(kind: Kind, sqlState: String = "", message: String, position: SourcePosition? = nil) {
         self.kind = kind
@@ -73,6 +75,8 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
             return "\(prefix)the PostgreSQL server refused the login: \(message); check the user and password in the --db URL, PGUSER/PGPASSWORD or ~/.pgpass"
         case .busy:
             return "\(prefix)PostgreSQL: \(message); another transaction holds a lock on the table. Retry later, or raise --busy-timeout"
+        case .data where atCommit:
+            return "PostgreSQL refused the commit: \(message); a deferred constraint or constraint trigger checks the rows after every record is written, so no one record can be named, and --on-error skip cannot set it aside. Fix the rows it names, or make the constraint immediate (SET CONSTRAINTS ... IMMEDIATE, or NOT DEFERRABLE) so that it refuses its record"
         case .data:
             return "\(prefix)PostgreSQL refused the record: \(message)"
         case .usage, .server:

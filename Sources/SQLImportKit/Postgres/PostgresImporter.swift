@@ -67,9 +67,9 @@ public final class PostgresImporter {
         }
         do {
             try run.execute()
-            try connection.execute(options.dryRun ? "ROLLBACK" : "COMMIT")
+            if options.dryRun { try connection.execute("ROLLBACK") } else { try connection.commit() }
         } catch {
-            try? connection.execute("ROLLBACK")
+            connection.rollbackIfOpen()
             var failed = run.summary
             failed.counts = run.countsAtLastCommit  // nothing, or what the last checkpoint kept
             failed.finishedAt = Date()

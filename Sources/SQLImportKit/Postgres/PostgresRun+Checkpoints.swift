@@ -39,7 +39,7 @@ extension PostgresRun: CheckpointingRun {
             try saveProgress(input: batch.inputIndex, offset: batch.inputBytesConsumed, finished: batch.endsInput)
         }
         if batch.endsCommitInterval && rowsSinceCommit > 0 {
-            try connection.execute("COMMIT")
+            try connection.commit()
             // Counted as committed before the next BEGIN, which may fail (a lock, a
             // signal): the report's counts are the committed ones.
             countsAtLastCommit = summary.counts
