@@ -610,6 +610,28 @@ import Testing
         #expect(stderr.contains("interrupted by signal 15"), "\(stderr)")
     }
 
+    /// A whole number spelled with a point or an exponent into an integer column: SQLite
+    /// stores the integer, PostgreSQL's integer input refused the spelling (the record
+    /// was a reject, or the run exited 65).
+    @Test func wholeNumbersSpelledWithAPointGoIntoIntegerColumnsAsOnSQLite() throws {
+        let schema = "CREATE TABLE n (id text PRIMARY KEY, v bigint);"
+        let url = try PostgresServer.database(schema: Self.schemaName(#function), setUp: schema)
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        _ = try TestSupport.runShell("sqlite3 app.db 'CREATE TABLE n (id text PRIMARY KEY, v integer)'", in: directory)
+        TestSupport.write(#"{"id":"a","v":3.0}"# + "\n" + #"{"id":"b","v":"4.0"}"# + "\n" + #"{"id":"c","v":1e2}"# + "\n", to: directory.appendingPathComponent("n.jsonl"))
+        TestSupport.write("id,v\nd,5.0\ne,6e1\nf,-7.00\ng,9007199254740993.0\n", to: directory.appendingPathComponent("n.csv"))
+        for input in ["n.jsonl", "n.csv"] {
+            for database in [url, "app.db"] {
+                let run = try TestSupport.run([input, "--db", database, "--table", "n", "--upsert", "id"], in: directory)
+                #expect(run.status == 0, "\(input) into \(database): \(run.stderr)")
+            }
+        }
+        let rows = "SELECT id || ':' || v FROM n ORDER BY id"
+        #expect(try PostgresServer.query(url, rows) == "a:3\nb:4\nc:100\nd:5\ne:60\nf:-7\ng:9007199254740993\n")
+        #expect(try PostgresServer.query(url, rows) == TestSupport.runShell("sqlite3 app.db \"\(rows)\"", in: directory).stdout)
+    }
+
     /// A deferred constraint trigger that raises at the commit: the message said
     /// "PostgreSQL refused the record" with no record, and the ROLLBACK sent after the
     /// failed COMMIT printed the server's "there is no transaction in progress".

@@ -844,6 +844,10 @@ final class PostgresRun {
                         out.append(contentsOf: Array((negative ? "-Infinity" : "Infinity").utf8))
                         continue
                     }
+                    if families[position] == .integer, let whole = PostgresValueCheck.wholeNumber(cell, bytes: bytes) {
+                        Self.appendDigits(whole, to: &out)
+                        continue
+                    }
                     switch cell.kind {
                     case .absent, .null:
                         out.append(contentsOf: [0x5C, 0x4E])  // \N

@@ -59,6 +59,28 @@ enum PostgresValueCheck {
         }
     }
 
+    /// The integer a whole number spelled with a point or an exponent means (`3.0`, the
+    /// text "4.0", `1e2`): SQLite's INTEGER affinity stores it so, and PostgreSQL's
+    /// integer input refuses the spelling. Nil for anything else, and for a Double past
+    /// 2^53 from an exponent, which may be a neighbour of the number written.
+    static func wholeNumber(_ cell: Cell, bytes: UnsafePointer<UInt8>) -> Int64? {
+        switch cell.kind {
+        case .real:
+            let value = cell.doubleValue
+            return value.rounded(.towardZero) == value && value.magnitude < 0x1p53 ? Int64(value) : nil
+        case .text, .untypedText:
+            let text = UnsafeRawBufferPointer(start: bytes + Int(cell.payload), count: Int(cell.length))
+            guard text.contains(where: { $0 == UInt8(ascii: ".") || $0 | 0x20 == UInt8(ascii: "e") }) else { return nil }
+            switch NumberText.affinityNumber(text) {
+            case .integer(let value): return value
+            case .real(let value): return value.rounded(.towardZero) == value && value.magnitude < 0x1p53 ? Int64(value) : nil
+            default: return nil
+            }
+        default:
+            return nil
+        }
+    }
+
     private static func isExact(_ value: Int64, in family: Family) -> Bool {
         switch family {
         case .double: return NumberText.isExactDouble(value)
