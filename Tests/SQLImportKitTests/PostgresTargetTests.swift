@@ -632,6 +632,19 @@ import Testing
         #expect(try PostgresServer.query(url, rows) == TestSupport.runShell("sqlite3 app.db \"\(rows)\"", in: directory).stdout)
     }
 
+    /// pg_terminate_backend during a statement comes back as a broken connection without
+    /// its SQLSTATE: the message told to check the --db URL under the server's "terminating
+    /// connection due to administrator command" (a reviewer).
+    @Test func aConnectionTheServerEndedIsNamedByItsTextToo() {
+        let terminated = PostgresError(
+            kind: .connection, message: "FATAL:  terminating connection due to administrator command\nserver closed the connection unexpectedly")
+        #expect(terminated.description.contains("pg_terminate_backend") && !terminated.description.contains("check the --db URL"), "\(terminated)")
+        let idle = PostgresError(kind: .connection, message: "FATAL:  terminating connection due to idle-in-transaction timeout")
+        #expect(idle.description.contains("idle_in_transaction_session_timeout"), "\(idle)")
+        let unreachable = PostgresError(kind: .connection, message: "connection to server on socket failed: No such file or directory")
+        #expect(unreachable.description.contains("check the --db URL"))
+    }
+
     /// A deferred constraint trigger that raises at the commit: the message said
     /// "PostgreSQL refused the record" with no record, and the ROLLBACK sent after the
     /// failed COMMIT printed the server's "there is no transaction in progress".
@@ -771,6 +784,34 @@ import Testing
             #expect(refused.contains { stderr.contains("t.jsonl:\($0) (byte") }, "\(name): \(stderr)")
         }
         let rows = "SELECT id || ':' || v || ':' || n FROM t ORDER BY id"
+        #expect(try PostgresServer.query(url, rows) == TestSupport.runShell("sqlite3 app.db \"\(rows)\"", in: directory).stdout)
+    }
+
+    /// A reviewer's case: with another unique index (u), a batch's records applied in
+    /// halves, each half in rounds by key, let b take u = 'x' before a gave it up, and the
+    /// record that SQLite (and records one by one) refuse was stored. Such a table's
+    /// refused batch is isolated record by record, in order.
+    @Test func aRefusedBatchOfATableWithAnotherUniqueIndexIsIsolatedInOrderAsOnSQLite() throws {
+        let schema = "CREATE TABLE t (id text PRIMARY KEY, v integer CHECK (v > 0), u text UNIQUE); INSERT INTO t VALUES ('a', 1, 'x');"
+        let url = try PostgresServer.database(schema: Self.schemaName(#function), setUp: schema)
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        _ = try TestSupport.runShell("sqlite3 app.db \"\(schema)\"", in: directory)
+        let lines = [
+            #"{"id":"b","v":1,"u":"z"}"#, #"{"id":"b","v":1,"u":"x"}"#, #"{"id":"a","v":1,"u":"y"}"#, #"{"id":"d","v":1}"#,
+            #"{"id":"e","v":1}"#, #"{"id":"f","v":1}"#, #"{"id":"g","v":1}"#, #"{"id":"h","v":-1}"#,
+        ]
+        TestSupport.write(lines.joined(separator: "\n") + "\n", to: directory.appendingPathComponent("t.jsonl"))
+        for (database, name) in [(url, "pg"), ("app.db", "lite")] {
+            let run = try TestSupport.run(["t.jsonl", "--db", database, "--table", "t", "--upsert", "id", "--on-error", "skip", "--rejects", "\(name).rejects"], in: directory)
+            #expect(run.status == 2, "\(name): \(run.stderr)")
+            let rejected = try String(contentsOf: directory.appendingPathComponent("\(name).rejects"), encoding: .utf8).split(separator: "\n").map {
+                (try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["line"] as? Int ?? -1
+            }
+            #expect(rejected == [2, 8], "\(name)")
+        }
+        let rows = "SELECT id || ':' || coalesce(u, '-') FROM t ORDER BY id"
+        #expect(try PostgresServer.query(url, rows) == "a:y\nb:z\nd:-\ne:-\nf:-\ng:-\n")
         #expect(try PostgresServer.query(url, rows) == TestSupport.runShell("sqlite3 app.db \"\(rows)\"", in: directory).stdout)
     }
 

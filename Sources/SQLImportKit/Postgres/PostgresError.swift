@@ -60,8 +60,11 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
         let prefix = position.map { "\($0): " } ?? ""
         switch kind {
         case .connection:
-            // Not the record's fault: no position.
-            switch sqlState {
+            // Not the record's fault: no position. (A connection the server ended may come
+            // back as a broken connection without its SQLSTATE: its text tells.)
+            let cause = message.contains("terminating connection due to administrator command") ? "57P01"
+                : message.contains("idle-in-transaction timeout") || message.contains("idle-session timeout") ? "25P03" : sqlState
+            switch cause {
             case "25P03", "57P05":
                 return "the PostgreSQL server ended the connection: \(message); its idle timeout is shorter than the run's waits for its input. Raise idle_in_transaction_session_timeout for this role (or options=-cidle_in_transaction_session_timeout%3D0 in the --db URL), or feed the input faster, and run again"
             case "57P01", "57P02", "57P03":

@@ -285,20 +285,26 @@ final class PostgresRun {
     // MARK: - Refused records
 
     /// Writes the rows of `batch` from `first` inside a savepoint. When PostgreSQL refuses
-    /// one of its records, the batch is rolled back to it and written again in halves,
-    /// each in a savepoint of its own, a refused half halved again down to its records,
-    /// in the batch's order (so that the records of a part are applied as the batch
-    /// would apply them, and a record before a refused one first); `refused` gets each
-    /// refused record: `--on-error skip` sets it aside; otherwise it is the run's error,
-    /// now naming the record (a constraint that `INSERT ... SELECT` checks names no line
-    /// by itself). Halving writes a batch of 1,000 with one refused record in about 20
-    /// statements instead of 1,000. A failure that is not a record's (the connection, a
-    /// lock, the schema) ends the run.
+    /// one of its records, the batch is rolled back to it and written again record by
+    /// record, each in a savepoint of its own, or, where the order of its records cannot
+    /// change which are refused, in halves, a refused half halved again down to its
+    /// records (a batch of 1,000 with one refused record in about 20 statements instead
+    /// of 1,000). `refused` gets each refused record: `--on-error skip` sets it aside;
+    /// otherwise it is the run's error, now naming the record (a constraint that
+    /// `INSERT ... SELECT` checks names no line by itself). A failure that is not a
+    /// record's (the connection, a lock, the schema) ends the run.
+    ///
+    /// Halves are only for a table whose unique indexes are the conflict target and the
+    /// primary key, without exclusion constraints: a part is applied in rounds by key, not
+    /// in input order, and another unique index would then refuse another record of two
+    /// that meet it than records applied one by one do (and SQLite does).
     private func writeIsolatingRefusals(_ batch: RecordBatch, from first: Int, refused: (Int, PostgresError) throws -> Void) throws {
         // The refused records, handed to `refused` in input order once the batch is
         // written: a sorted batch is in key order, and the rejects file, and the record
         // an aborted run names, follow the input as on SQLite.
         var refusals: [(row: Int, refusal: PostgresError)] = []
+        let keys = Set([schema.primaryKey?.name, target?.name, fallbackKey?.name].compactMap { $0 })
+        let halves = !schema.hasExclusionConstraint && schema.uniqueIndexCount <= keys.count
         func isolate(_ rows: Range<Int>) throws {
             // Isolating takes many statements: a signal must not wait for them.
             if let signal = options.cancellation?.signal { throw ImportError.interrupted(signal: signal) }
@@ -307,6 +313,10 @@ final class PostgresRun {
             } catch let refusal as PostgresError where rows.count == 1 && refusal.kind == .data {
                 refusals.append((rows.lowerBound, refusal))
             } catch let refusal as PostgresError where rows.count > 1 && (refusal.kind == .data || refusal.sqlState == Self.rowAffectedTwice) {
+                guard halves else {
+                    for row in rows { try isolate(row ..< row + 1) }
+                    return
+                }
                 let middle = rows.lowerBound + rows.count / 2
                 try isolate(rows.lowerBound ..< middle)
                 try isolate(middle ..< rows.upperBound)

@@ -35,6 +35,11 @@ package struct PostgresSchema: Sendable {
     /// child before its parent), or has a trigger while the database has a foreign key.
     /// Such a table gets one record per statement, as on SQLite.
     package var foreignKeysSeeStatements = false
+    /// The table's unique indexes, every kind (partial, on expressions), and whether it has
+    /// an exclusion constraint: the records of a batch applied together meet such an index
+    /// in another order than one by one (`PostgresRun.writeIsolatingRefusals`).
+    package var uniqueIndexCount = 0
+    package var hasExclusionConstraint = false
 
     package var qualifiedName: String { SQLIdentifier.quote(schema) + "." + SQLIdentifier.quote(table) }
     package var primaryKey: UniqueKey? { uniqueKeys.first(where: \.isPrimaryKey) }
@@ -140,6 +145,13 @@ package struct PostgresSchema: Sendable {
               OR EXISTS (SELECT FROM pg_trigger WHERE tgrelid = $1::oid AND NOT tgisinternal AND tgenabled <> 'D')))::text
             """, [oid])
         read.foreignKeysSeeStatements = foreignKeys.first?[0] == "true"
+        let others = try connection.query(
+            """
+            SELECT (SELECT count(*) FROM pg_index WHERE indrelid = $1::oid AND indisunique)::text,
+              EXISTS (SELECT FROM pg_constraint WHERE conrelid = $1::oid AND contype = 'x')::text
+            """, [oid])
+        read.uniqueIndexCount = Int(others.first?[0] ?? "0") ?? 0
+        read.hasExclusionConstraint = others.first?[1] == "true"
         return read
     }
 
