@@ -5,13 +5,13 @@ import CLibPQ
 package final class PostgresConnection {
     private let connection: OpaquePointer
 
-    /// Connects to `url` (`postgresql://user@host:port/dbname?...`); the `PG*`
-    /// environment variables fill what the URL leaves out, as in `psql`.
     /// What `cancelStatement` sends the server: made once, as libpq asks, so that another
     /// thread may use it while this one waits for a result.
     private let canceller: OpaquePointer?
     private let cancelLock = NSLock()
 
+    /// Connects to `url` (`postgresql://user@host:port/dbname?...`); the `PG*`
+    /// environment variables fill what the URL leaves out, as in `psql`.
     package init(url: String) throws(PostgresError) {
         guard let connection = PQconnectdb(url) else { throw PostgresError(kind: .connection, message: "out of memory") }
         guard PQstatus(connection) == CONNECTION_OK else {

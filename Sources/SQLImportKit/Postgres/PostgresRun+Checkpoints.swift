@@ -45,6 +45,7 @@ extension PostgresRun: CheckpointingRun {
             countsAtLastCommit = summary.counts
             // The staging tables were dropped with the commit (`ON COMMIT DROP`).
             stagingOfShape.removeAll()
+            deletesSinceTruncate.removeAll()
             try PostgresImporter.begin(connection, options: options)
             rowsSinceCommit = 0
         }
