@@ -417,6 +417,7 @@ import Testing
         defer { TestSupport.remove(directory) }
         TestSupport.write("{\"id\":1}\n", to: directory.appendingPathComponent("in.jsonl"))
         try FileManager.default.createDirectory(at: directory.appendingPathComponent("feeds"), withIntermediateDirectories: true)
+        _ = try TestSupport.runShell("sqlite3 req.db 'CREATE TABLE r (id INTEGER PRIMARY KEY, need TEXT NOT NULL)'", in: directory)
         let cases: [([String], String)] = [
             (["in.jsonl", "--db", "a.db", "--commit-every", "-5"], "--commit-every needs a positive number of records"),
             (["in.jsonl", "--db", "a.db", "--busy-timeout", "-1"], "--busy-timeout takes milliseconds, 0 or more"),
@@ -425,6 +426,7 @@ import Testing
             (["feeds/", "--db", "a.db"], "feeds/ is a directory, not a file; pass the files in it (e.g. feeds/*.jsonl)"),
             (["in.jsonl", "--db", "a.db", "--report", "a.db"], "a.db is the database; writing there would replace what is being read. Choose another output name"),
             (["in.jsonl", "--db", "a.db", "--upsert", "id,ID"], "--upsert names id twice; name each column of the key once"),
+            (["in.jsonl", "--db", "req.db", "--table", "r"], #"in.jsonl: column "need" of "r" is NOT NULL without a default, and the input has no such field"#),
             (["in.jsonl", "--db", "a.db", "--on-error", "skip", "--report", "r.json", "--rejects", "r.json"], "--report and --rejects both name r.json; give each a file of its own"),
         ]
         for (arguments, message) in cases {

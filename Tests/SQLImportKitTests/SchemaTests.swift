@@ -168,7 +168,7 @@ import Testing
             #expect {
                 try TestSupport.runImport([input], database: database)
             } throws: { error in
-                "\(error)".hasPrefix(#"column "code" of "t" is NOT NULL without a default"#)
+                "\(error)".hasPrefix("\(input): " + #"column "code" of "t" is NOT NULL without a default"#)
             }
         }
     }

@@ -385,7 +385,8 @@ extension ImportRun {
         throw NestedFieldError.emptyObjectForColumn(field: parts[0], column: schema.columns[column].name, table: table)
     }
 
-    func startSession() throws -> WriteSession {
+    /// - Parameter input: the name of the input whose batch starts it, for the errors.
+    func startSession(input: String) throws -> WriteSession {
         guard let schema else { preconditionFailure("the table exists before writing") }
         let mapped = Set(tableColumnOfInput.compactMap { $0 })
         // (Tombstones need no column but their key: SQLite refuses an insert without one.)
@@ -393,7 +394,7 @@ extension ImportRun {
         where column.notNull && column.defaultSQL == nil && column.isWritable && !mapped.contains(index) && column.name != schema.rowidAlias
             && options.mirror.tombstone == nil
         {
-            throw SchemaError.missingRequiredColumn(table: table, column: column.name)
+            throw SchemaError.missingRequiredColumn(table: table, column: column.name, input: input)
         }
         if var target {
             for column in target.columns where !mapped.contains(schema.columnIndex(named: column)!) {

@@ -10,7 +10,8 @@ public enum SchemaError: Error, Sendable, CustomStringConvertible {
     case ambiguousField(table: String, field: String, columns: [String])
     /// Fields naming generated columns (`GENERATED ALWAYS AS`), which no statement writes.
     case generatedColumnsInInput(table: String, fields: [String])
-    case missingRequiredColumn(table: String, column: String)
+    /// `input`: the input whose records first went to the table without the field.
+    case missingRequiredColumn(table: String, column: String, input: String? = nil)
     case fieldsCollide(table: String, fields: [String], column: String, at: String? = nil)
     case tooManyColumns(table: String, count: Int, limit: Int, at: String? = nil)
     case invalidTypeOverride(String)
@@ -42,8 +43,8 @@ public enum SchemaError: Error, Sendable, CustomStringConvertible {
             return "field \(SQLIdentifier.quote(field)) matches columns \(columns.map(SQLIdentifier.quote).joined(separator: " and ")) of \(SQLIdentifier.quote(table)), which differ only in case; spell the field exactly as the column it is for"
         case .generatedColumnsInInput(let table, let fields):
             return "\(fields.map(SQLIdentifier.quote).joined(separator: ", ")) \(fields.count == 1 ? "is a generated column" : "are generated columns") of \(SQLIdentifier.quote(table)): the database computes \(fields.count == 1 ? "it" : "them") (an expression, or an identity GENERATED ALWAYS) and cannot store a given value (an export of the table holds them); pass --ignore-unknown to drop those fields"
-        case .missingRequiredColumn(let table, let column):
-            return "column \(SQLIdentifier.quote(column)) of \(SQLIdentifier.quote(table)) is NOT NULL without a default, and the input has no such field; add it to the input or give the column a default"
+        case .missingRequiredColumn(let table, let column, let input):
+            return "\(input.map { "\($0): " } ?? "")column \(SQLIdentifier.quote(column)) of \(SQLIdentifier.quote(table)) is NOT NULL without a default, and the input has no such field; add it to the input or give the column a default"
         case .fieldsCollide(let table, let fields, let column, let position):
             return "\(position.map { "\($0): " } ?? "")fields \(fields.map(SQLIdentifier.quote).joined(separator: " and ")) both map to column \(SQLIdentifier.quote(column)) of \(SQLIdentifier.quote(table)) (SQLite column names ignore case); rename one in the input"
         case .tooManyColumns(let table, let count, let limit, let position):
