@@ -435,6 +435,27 @@ import Testing
         }
     }
 
+    /// A CSV without a header line: into a new table its first record silently became the
+    /// column names (exit 0, one record fewer); into an existing table the error offered
+    /// only --alter and --ignore-unknown, which would add columns named after data.
+    @Test func aHeaderLineThatIsARecordIsNamed() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        TestSupport.write("b,2,y,t2\nc,3,z,t3\n", to: directory.appendingPathComponent("nohead.csv"))
+        let created = try TestSupport.run(["nohead.csv", "--db", "new.db", "--report", "r.json"], in: directory)
+        #expect(created.status == 0)
+        let warning = #"nohead.csv:1: the header line names column(s) "2", a number: if the file has no header line, its first record became the new table's column names"#
+        #expect(created.stderr.contains(warning), "\(created.stderr)")
+        #expect(try String(contentsOf: directory.appendingPathComponent("r.json"), encoding: .utf8).contains("the header line names column(s)"))
+        _ = try TestSupport.runShell("sqlite3 old.db 'CREATE TABLE items (id TEXT PRIMARY KEY, name TEXT)'", in: directory)
+        let refused = try TestSupport.run(["nohead.csv", "--db", "old.db", "--table", "items", "--upsert", "id"], in: directory)
+        #expect(refused.status == 65)
+        #expect(refused.stderr.contains(#""2" is a number: if the file has no header line, its first record was read as one"#), "\(refused.stderr)")
+        // A header of names gets neither.
+        let named = try TestSupport.run([TestSupport.fixtures.appendingPathComponent("real/penguins.csv").path, "--db", "p.db", "--null", "NA"], in: directory)
+        #expect(named.status == 0 && !named.stderr.contains("a number"), "\(named.stderr)")
+    }
+
     /// snapshot --help gave --threads two defaults: "one per core" and this machine's count.
     @Test func snapshotHelpGivesThreadsOneDefault() throws {
         let help = try TestSupport.run(["snapshot", "--help"], in: TestSupport.packageRoot)

@@ -18,6 +18,12 @@ extension ImportRun {
         let fields = columnNames.indices.filter { !excluded.contains($0) }
         let names = fields.map { columnNames[$0] }
         try checkFieldNames(fields, in: sample)
+        let format = summary.inputs.first?.format
+        let numeric = names.filter(SchemaError.isNumber)
+        if options.reader.hasHeader && (format == .csv || format == .tsv) && !numeric.isEmpty {
+            summary.warnings.append(
+                "\(inputNames[0]):1: the header line names column(s) \(numeric.map(SQLIdentifier.quote).joined(separator: ", ")), a number: if the file has no header line, its first record became the new table's column names and is not in the table; drop the table and pass --no-header (columns c1…cN), or give the file a header line")
+        }
         let padded = names.filter(SchemaError.isPadded)
         if !padded.isEmpty {
             summary.warnings.append(

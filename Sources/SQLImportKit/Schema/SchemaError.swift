@@ -24,6 +24,12 @@ public enum SchemaError: Error, Sendable, CustomStringConvertible {
     /// `--table schema.name` on PostgreSQL whose schema the database does not have.
     case unknownPostgresSchema(name: String, schema: String)
 
+    /// A field name that is a number (`2`, `3.5`): a header line that is really a record.
+    static func isNumber(_ name: String) -> Bool {
+        var name = name
+        return name.withUTF8 { TypeTracker.classify(UnsafeRawBufferPointer($0)) != .text }
+    }
+
     /// A field name with a leading or trailing space, as `year, month` headers give.
     static func isPadded(_ name: String) -> Bool {
         name.first == " " || name.last == " "
@@ -35,7 +41,11 @@ public enum SchemaError: Error, Sendable, CustomStringConvertible {
             return "\(SQLIdentifier.quote(name)) is a \(kind), not a table; choose another name with --table"
         case .unknownFields(let table, let fields, let position):
             let padded = fields.filter(Self.isPadded)
-            let hint = padded.isEmpty ? "" : "; \(padded.map(SQLIdentifier.quote).joined(separator: ", ")) begin or end with a space (a header written as \"a, b\"): remove the spaces from the header line, e.g. sed -i '1s/ *, */,/g' FILE"
+            let numeric = position?.hasSuffix("(the header)") == true ? fields.filter(Self.isNumber) : []
+            let hint = !padded.isEmpty
+                ? "; \(padded.map(SQLIdentifier.quote).joined(separator: ", ")) begin or end with a space (a header written as \"a, b\"): remove the spaces from the header line, e.g. sed -i '1s/ *, */,/g' FILE"
+                : numeric.isEmpty ? ""
+                : "; \(numeric.map(SQLIdentifier.quote).joined(separator: ", ")) is a number: if the file has no header line, its first record was read as one. Give the file a header line naming the table's columns (--no-header names them c1…cN)"
             return "\(position.map { "\($0): " } ?? "")table \(SQLIdentifier.quote(table)) has no column for field(s) \(fields.map(SQLIdentifier.quote).joined(separator: ", "))\(hint.isEmpty ? "; re-run with --alter to add them, or --ignore-unknown to drop them" : hint)"
         case .optionForNewTable(let message):
             return message
