@@ -1925,6 +1925,17 @@ import Testing
         }
     }
 
+    /// COPY's CONTEXT names the record's line; a trigger's error has its function's own
+    /// "line 1" above it, which named the first record (a first load into an empty table
+    /// COPYs into it straight: CI met it when no foreign key existed in the database yet).
+    @Test func theCopyLineOfAnErrorsContextNamesTheRecord() {
+        let trigger = PostgresRun.copyLine(inContext: "PL/pgSQL function boom() line 1 at RAISE\nCOPY t, line 5: \"5\t5\"")
+        #expect(trigger?.line == 5 && trigger?.column == nil)
+        let value = PostgresRun.copyLine(inContext: #"COPY sqlimport_staging_1, line 3, column libraryID: "seven""#)
+        #expect(value?.line == 3 && value?.column == "column libraryID")
+        #expect(PostgresRun.copyLine(inContext: "PL/pgSQL function boom() line 1 at RAISE") == nil)
+    }
+
     /// A trigger's `RAISE EXCEPTION` (SQLSTATE P0001) refuses the record that fired it, as
     /// SQLite's `RAISE(ABORT)` does: exit 65 naming its line, or set aside under
     /// `--on-error skip`. It was an internal error (exit 70) naming the batch's first line,

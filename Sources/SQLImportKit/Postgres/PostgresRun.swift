@@ -725,17 +725,25 @@ final class PostgresRun {
                 try copyText(rows: rows, fields: fields, rounds: rounds, of: batch, firstSequence: &firstSequence, send: send)
             }
         } catch var error as PostgresError {
-            // "COPY sqlimport_staging_1, line 3, column libraryID: ..." names the record.
-            if let context = error.context, let range = context.range(of: #"line \d+"#, options: .regularExpression),
-                let line = Int(context[range].dropFirst(5)), line >= 1, line <= rows.count
-            {
+            if let context = error.context, let (line, column) = Self.copyLine(inContext: context), line >= 1, line <= rows.count {
                 error.position = batch.position(row: rows[line - 1], inputName: inputNames[batch.inputIndex])
-                if let column = context.range(of: #"column [^:]+"#, options: .regularExpression) {
-                    error.message += "; \(context[column])"
-                }
+                if let column { error.message += "; \(column)" }
             }
             throw error
         }
+    }
+
+    /// The COPY line (and column) an error's CONTEXT names: "COPY sqlimport_staging_1,
+    /// line 3, column libraryID: ..." names the record. Only the COPY's own line of the
+    /// context counts: a trigger's error has "PL/pgSQL function boom() line 1 at RAISE"
+    /// above it, whose "line 1" named the batch's first record instead of the fifth.
+    static func copyLine(inContext context: String) -> (line: Int, column: String?)? {
+        guard let copy = context.split(separator: "\n").last(where: { $0.hasPrefix("COPY ") }),
+            let range = copy.range(of: #", line \d+"#, options: .regularExpression),
+            let line = Int(copy[range].dropFirst(7))
+        else { return nil }
+        let column = copy.range(of: #"column [^:]+"#, options: .regularExpression).map { String(copy[$0]) }
+        return (line, column)
     }
 
     /// The position of the record COPY gave sequence number `sequence`.
