@@ -23,6 +23,13 @@ import Testing
         return (object?["counts"] as? [String: Int]) ?? [:]
     }
 
+    /// The lines a `--rejects` file names, in its order.
+    static func rejectedLines(_ file: URL) throws -> [Int] {
+        try String(contentsOf: file, encoding: .utf8).split(separator: "\n").map {
+            (try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["line"] as? Int ?? -1
+        }
+    }
+
     static let comparedCounts = ["read", "inserted", "updated", "unchanged", "skipped", "outsidePartialIndex", "duplicateKeys", "nullKey"]
 
     /// The table's rows as `psql -At` and `sqlite3` print them, ordered by id.
@@ -284,10 +291,7 @@ import Testing
             let result = try TestSupport.run(
                 ["v.jsonl", "--db", database, "--table", "v", "--upsert", "id", "--on-error", "skip", "--rejects", name], in: directory)
             #expect(result.status == 2, "\(result.stderr)")
-            let text = try String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)
-            return text.split(separator: "\n").map { line in
-                (try! JSONSerialization.jsonObject(with: Data(line.utf8)) as! [String: Any])["line"] as! Int
-            }
+            return try Self.rejectedLines(directory.appendingPathComponent(name))
         }
         #expect(try rejectedLines(sqlite, "sqlite.rejects.jsonl") == [1, 2, 3, 4, 5, 6])
         #expect(try rejectedLines(url, "pg.rejects.jsonl") == [1, 2, 3, 4, 5, 6])
@@ -759,11 +763,7 @@ import Testing
             return #"{"id":"k\#(Int.random(in: 0 ..< 700, using: &generator))","v":\#(refused ? -1 : Int.random(in: 1 ... 9, using: &generator)),"n":\#(index)}"#
         }
         TestSupport.write(lines.joined(separator: "\n") + "\n", to: directory.appendingPathComponent("t.jsonl"))
-        func rejectedLines(_ file: String) throws -> [Int] {
-            try String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8).split(separator: "\n").map {
-                (try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["line"] as? Int ?? -1
-            }
-        }
+        func rejectedLines(_ file: String) throws -> [Int] { try Self.rejectedLines(directory.appendingPathComponent(file)) }
         for database in [url, "app.db"] {
             let name = database == url ? "pg" : "lite"
             let run = try TestSupport.run(
@@ -805,9 +805,7 @@ import Testing
         for (database, name) in [(url, "pg"), ("app.db", "lite")] {
             let run = try TestSupport.run(["t.jsonl", "--db", database, "--table", "t", "--upsert", "id", "--on-error", "skip", "--rejects", "\(name).rejects"], in: directory)
             #expect(run.status == 2, "\(name): \(run.stderr)")
-            let rejected = try String(contentsOf: directory.appendingPathComponent("\(name).rejects"), encoding: .utf8).split(separator: "\n").map {
-                (try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["line"] as? Int ?? -1
-            }
+            let rejected = try Self.rejectedLines(directory.appendingPathComponent("\(name).rejects"))
             #expect(rejected == [2, 8], "\(name)")
         }
         let rows = "SELECT id || ':' || coalesce(u, '-') FROM t ORDER BY id"

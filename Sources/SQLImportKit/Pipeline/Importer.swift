@@ -146,13 +146,11 @@ public final class Importer {
         } catch {
             try throwIfSignalEndedAWaitForALock(error)
             guard var fault = DatabaseFault.classify(error, database: options.databasePath) as? DatabaseFault else { throw error }
-            let folder = URL(fileURLWithPath: options.databasePath).deletingLastPathComponent().path
+            // (A missing folder was refused before opening: `refuseAPathNoDatabaseCanBeAt`.)
             var isFolder: ObjCBool = false
             if FileManager.default.fileExists(atPath: options.databasePath, isDirectory: &isFolder), isFolder.boolValue {
                 fault.kind = .notADatabase
                 fault.message = "it is a folder"
-            } else if fault.kind == .readOnly, !FileManager.default.fileExists(atPath: options.databasePath), !FileManager.default.fileExists(atPath: folder) {
-                fault.kind = .missingFolder
             }
             let journal = options.databasePath + "-journal"
             fault.rollback = DatabaseFault.isHot(journal: journal) ? .earlierHotJournal(journal: journal) : .nothingWritten

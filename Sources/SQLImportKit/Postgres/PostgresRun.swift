@@ -322,7 +322,7 @@ final class PostgresRun {
                 try isolate(middle ..< rows.upperBound)
             }
         }
-        func recordByRecord() throws {
+        func isolateRefusals() throws {
             guard first < batch.rowCount else { return }
             try isolate(first ..< batch.rowCount)
             for (row, refusal) in refusals.sorted(by: { batch.byteOffsets[$0.row] < batch.byteOffsets[$1.row] }) { try refused(row, refusal) }
@@ -335,11 +335,11 @@ final class PostgresRun {
             // collation), which the plan's rounds do not tell apart, and one statement
             // cannot apply both. Applied record by record, in the batch's order, as
             // separate statements would.
-            try recordByRecord()
+            try isolateRefusals()
         } catch let error as PostgresError where error.kind == .data {
             // COPY's refusals already name their record.
             if error.position != nil && options.onError != .skip { throw error }
-            try recordByRecord()
+            try isolateRefusals()
             // Refused as a batch, applied record by record (a constraint two records of the
             // batch break together): reported as it came.
             if options.onError != .skip { throw error }
@@ -836,7 +836,7 @@ final class PostgresRun {
                         quoted.withUnsafeBytes { Self.appendEscaped($0, to: &out) }
                         continue
                     }
-                    if inferred[position] < .text, let kind = TypeTracker.kind(of: cell, bytes: bytes), kind > inferred[position] {
+                    if inferred[position] < .text, !TypeTracker.fits(cell, inferred[position], bytes: bytes) {
                         var text = batch.text(cell)
                         if text.count > 80 { text = String(text.prefix(77)) + "..." }
                         let column = columnOfField[field]!

@@ -53,7 +53,7 @@ struct TypeTracker {
 
     /// What `cell` alone would make its column (nil for NULL or a missing field). A value
     /// met after the sample whose kind is above the inferred type does not fit it: the
-    /// sample would have widened the column for it (`WriteSession.values`).
+    /// sample would have widened the column for it (`fits`).
     @inline(__always)
     static func kind(of cell: Cell, bytes: UnsafePointer<UInt8>?) -> Inferred? {
         switch cell.kind {

@@ -254,14 +254,9 @@ final class WriteSession {
             mayReorderKeyClauses: mayReorderKeyClauses, rowidName: rowidName, replacedColumns: replacedColumns,
             abortsOtherConflicts: abortsOtherConflicts)
         if !inferredTypes.isEmpty {
-            let kinds = tableColumns.map { column -> TypeTracker.Inferred in
-                let info = schema.columns[column]
-                guard inferredTypes[info.name.sqliteFolded] != nil else { return .text }
-                switch info.declaredType.uppercased() {
-                case "INTEGER", "INT": return .integer
-                case "REAL": return .real
-                default: return .text
-                }
+            let kinds = zip(tableColumns, shape.affinities).map { column, affinity -> TypeTracker.Inferred in
+                guard inferredTypes[schema.columns[column].name.sqliteFolded] != nil else { return .text }
+                return affinity == .integer ? .integer : affinity == .real ? .real : .text
             }
             if kinds.contains(where: { $0 < .text }) { shape.inferredKinds = kinds }
         }
