@@ -813,6 +813,44 @@ import Testing
         #expect(try PostgresServer.query(url, rows) == TestSupport.runShell("sqlite3 app.db \"\(rows)\"", in: directory).stdout)
     }
 
+    /// Where the order of writes shows (another unique index, a trigger), a batch is
+    /// applied in input order, as SQLite applies it: a record that takes a value which a
+    /// later record of the batch frees is refused, and triggers see the records in their
+    /// order. Rounds by key applied `a` (line 3, freeing `x`) before `b` took it (line 2),
+    /// storing b|x with exit 0 where SQLite refuses line 2 (a review's fuzzer).
+    @Test func aBatchIsAppliedInInputOrderWhereTheOrderOfWritesShowsAsOnSQLite() throws {
+        let unique = "CREATE TABLE t (id text PRIMARY KEY, u text UNIQUE); INSERT INTO t VALUES ('a', 'x');"
+        let logged = "CREATE TABLE t2 (id text PRIMARY KEY, v integer); CREATE TABLE log (n integer PRIMARY KEY, id text, v integer);"
+        let url = try PostgresServer.database(schema: Self.schemaName(#function), setUp: """
+            \(unique) \(logged.replacingOccurrences(of: "n integer PRIMARY KEY", with: "n serial PRIMARY KEY"))
+            CREATE FUNCTION logged() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN INSERT INTO log (id, v) VALUES (new.id, new.v); RETURN new; END $$;
+            CREATE TRIGGER logged AFTER INSERT OR UPDATE ON t2 FOR EACH ROW EXECUTE FUNCTION logged();
+            """)
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        _ = try TestSupport.runShell(
+            """
+            sqlite3 app.db "\(unique) \(logged)
+            CREATE TRIGGER logged_insert AFTER INSERT ON t2 BEGIN INSERT INTO log (id, v) VALUES (new.id, new.v); END;
+            CREATE TRIGGER logged_update AFTER UPDATE ON t2 BEGIN INSERT INTO log (id, v) VALUES (new.id, new.v); END;"
+            """, in: directory)
+        TestSupport.write(#"{"id":"b","u":"z"}"# + "\n" + #"{"id":"b","u":"x"}"# + "\n" + #"{"id":"a","u":"y"}"# + "\n", to: directory.appendingPathComponent("t.jsonl"))
+        TestSupport.write(#"{"id":"c","v":1}"# + "\n" + #"{"id":"c","v":2}"# + "\n" + #"{"id":"d","v":1}"# + "\n", to: directory.appendingPathComponent("t2.jsonl"))
+        for (database, name) in [(url, "pg"), ("app.db", "lite")] {
+            let run = try TestSupport.run(["t.jsonl", "--db", database, "--table", "t", "--upsert", "id", "--on-error", "skip", "--rejects", "\(name).rejects"], in: directory)
+            #expect(run.status == 2, "\(name): \(run.stderr)")
+            #expect(try Self.rejectedLines(directory.appendingPathComponent("\(name).rejects")) == [2], "\(name)")
+            let logging = try TestSupport.run(["t2.jsonl", "--db", database, "--table", "t2", "--upsert", "id"], in: directory)
+            #expect(logging.status == 0, "\(name): \(logging.stderr)")
+        }
+        for query in ["SELECT id || ':' || u FROM t ORDER BY id", "SELECT id || v FROM log ORDER BY n"] {
+            let lite = try TestSupport.runShell("sqlite3 app.db \"\(query)\"", in: directory).stdout
+            #expect(try PostgresServer.query(url, query) == lite)
+        }
+        #expect(try PostgresServer.query(url, "SELECT id || v FROM log ORDER BY n") == "c1\nc2\nd1\n")
+        #expect(try PostgresServer.query(url, "SELECT id || ':' || u FROM t ORDER BY id") == "a:y\nb:z\n")
+    }
+
     /// `--on-error skip`: the records PostgreSQL refuses (a type, NOT NULL, the identity
     /// rule, unparseable JSON) are set aside as on SQLite: the same rows, the same counts,
     /// the same lines in `--rejects`, exit 2; a re-run sets aside the same records and

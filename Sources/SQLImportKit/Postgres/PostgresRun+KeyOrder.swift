@@ -13,7 +13,11 @@ extension PostgresRun {
         defer { keyOrder?.decide() }
         guard let keyOrder, keyOrder.spec == nil, !keyOrderDecided, let target else { return }
         keyOrderDecided = true
-        if let reason = try keyOrderRefusal(target: target) {
+        if options.alter {
+            summary.keyOrder = "input order: --alter types a new column from the records of the batch it first appears in"
+            return
+        }
+        if let reason = try orderOfWritesShows() {
             summary.keyOrder = "input order: \(reason)"
             return
         }
@@ -25,9 +29,17 @@ extension PostgresRun {
         keyOrder.spec = KeyOrder.Spec(sortColumns: sortColumns, guardColumns: guardColumns, description: target.columns.joined(separator: ", "))
     }
 
-    /// Why the order of writes would show in the table, or nil.
-    private func keyOrderRefusal(target: PostgresSchema.UniqueKey) throws -> String? {
-        if options.alter { return "--alter types a new column from the records of the batch it first appears in" }
+    /// Why the order of writes would show in the table, or nil; asked once. Where it
+    /// shows, the reader does not sort, and a batch is applied in input order
+    /// (`writesInInputOrder`), not in rounds by key.
+    func orderOfWritesShows() throws -> String? {
+        if let decided = orderOfWrites { return decided.reason }
+        let reason = try askWhetherOrderOfWritesShows()
+        orderOfWrites = (reason != nil, reason)
+        return reason
+    }
+
+    private func askWhetherOrderOfWritesShows() throws -> String? {
         // Over the partition tree: a partition's trigger or unique index sees the order
         // of writes as the table's own do (PostgreSQL 12 lists the tree).
         guard try connection.query("SELECT current_setting('server_version_num')::int >= 120000").first?[0] == "t" else {
@@ -50,7 +62,7 @@ extension PostgresRun {
                  AND i.indexrelid NOT IN (SELECT indexrelid FROM keys)
                  AND NOT EXISTS (SELECT FROM pg_partition_ancestors(i.indexrelid) a WHERE a.relid IN (SELECT indexrelid FROM keys)))
             """,
-            [schema.qualifiedName, target.name, fallbackKey?.name])
+            [schema.qualifiedName, target?.name ?? "", fallbackKey?.name])
         guard let row = found.first else { return "the table was not found" }
         if row[0] == "true" { return "the table has triggers, which see each write" }
         if row[1] == "true" { return "the table has rules, which see each write" }

@@ -50,6 +50,8 @@ final class PostgresRun {
     /// The reader's sorted runs (`PostgresRun+KeyOrder`); nil with `--sort-memory 0`.
     var keyOrder: KeyOrder?
     var keyOrderDecided = false
+    /// Whether the order of writes shows in the table, and why (`orderOfWritesShows`).
+    var orderOfWrites: (shows: Bool, reason: String?)?
     /// The literal defaults of the target's columns, as text (`fillKeyDefaults`).
     var targetDefaults: [String: String]?
     /// A first load's indexes, dropped to be built at its end (`PostgresRun+DeferredIndexes`).
@@ -446,6 +448,11 @@ final class PostgresRun {
         var shapeOfRow: [Int] = []
         var keys: [(target: Int?, primary: Int?)] = []
         var linking: [Int?] = []  // `PostgresBatchPlan.init(linking:)`
+        // Per row, the conflict clause the server routes it to, where its cells tell:
+        // `PostgresUpsert`'s inside and outside routes, nil where a default or a predicate
+        // the cells cannot decide will (`writesInInputOrder`).
+        var routes: [Int?] = []
+        let routeIsKnown = target?.predicate == nil || predicateTests != nil
         batch.bytes.withUnsafeBufferPointer { buffer in
             let bytes = buffer.baseAddress!
             for row in selected {
@@ -502,6 +509,8 @@ final class PostgresRun {
                 } ?? true
                 let primary = hash(primaryFields, domain: 2)
                 keys.append((inside ? hash(targetFields, domain: 1) : nil, primary))
+                let decided = routeIsKnown && !(predicateTests ?? []).contains { cell($0.field).kind == .absent }
+                routes.append(keys[keys.count - 1].target == nil ? PostgresUpsert.outside : decided ? PostgresUpsert.inside : nil)
                 // Only a record routed by its primary key can change a stored row; one set
                 // aside or inserted as a new row (`--null-key`) cannot.
                 linking.append(inside || primary == nil ? nil : hash(targetFields, domain: 1))
@@ -546,7 +555,31 @@ final class PostgresRun {
         // One record per statement (`foreignKeysSeeStatements`): in input order, each in
         // a round of its own.
         let recordByRecord = schema.foreignKeysSeeStatements
-        if plan.shapesShareKeys || recordByRecord {
+        let inInputOrder = try !recordByRecord && orderOfWritesShows() != nil
+        if inInputOrder {
+            // Where the order of writes shows (a trigger, another unique index, an identity
+            // column), rounds by key would apply a later record before an earlier one: a
+            // record that took a value another record of the batch frees later was stored
+            // where SQLite, which writes in input order, refuses it. So the batch goes as
+            // runs of consecutive records, each run with no key twice and one route, in one
+            // round, applied in input order (`ORDER BY sqlimport_seq`).
+            var keysOfGroup = Set<Int>()
+            var routeOfGroup: Int?
+            for (index, row) in selected.enumerated() {
+                let rowKeys = [keys[index].target, keys[index].primary, linking[index]].compactMap { $0 }
+                if groups.last?.shape == shapeOfRow[index], let route = routes[index], route == routeOfGroup,
+                    rowKeys.allSatisfy({ !keysOfGroup.contains($0) })
+                {
+                    groups[groups.count - 1].rows.append(row)
+                } else {
+                    groups.append((shapeOfRow[index], [row]))
+                    keysOfGroup.removeAll(keepingCapacity: true)
+                    routeOfGroup = routes[index]
+                }
+                keysOfGroup.formUnion(rowKeys)
+                rounds[row] = 1
+            }
+        } else if plan.shapesShareKeys || recordByRecord {
             for (index, row) in selected.enumerated() {
                 if groups.last?.shape == shapeOfRow[index] { groups[groups.count - 1].rows.append(row) } else { groups.append((shapeOfRow[index], [row])) }
             }

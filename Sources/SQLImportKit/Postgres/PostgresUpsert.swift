@@ -9,8 +9,8 @@ struct PostgresUpsert {
     let policy: MergePolicy
     let schema: PostgresSchema
 
-    private static let inside: Int = 1
-    private static let outside: Int = 2
+    static let inside: Int = 1
+    static let outside: Int = 2
 
     private func q(_ name: String) -> String { SQLIdentifier.quote(name) }
     private func list(_ names: [String], prefix: String = "") -> String { names.map { prefix + q($0) }.joined(separator: ", ") }
