@@ -84,7 +84,7 @@ import Testing
         ("a\u{0}b,c\n1,2\n", "contains a NUL byte"),
         ("a,,c\n1,2,3\n", "field 2 of the header on line 1 is empty"),
         ("a,b,a\n1,2,3\n", "fields 1 and 3 of the header on line 1 are both named \"a\""),
-        ("id,ID\n1,2\n", "fields 1 and 2 of the header on line 1 are both named \"ID\""),
+        ("id,ID\n1,2\n", "fields 1 and 2 of the header on line 1 are named \"id\" and \"ID\", one column to sqlimport"),
     ])
     func badCSVHeadersAreRefusedNamingTheField(_ csv: String, _ message: String) throws {
         let scratch = try Scratch()

@@ -212,7 +212,7 @@ import Testing
             #expect {
                 try TestSupport.runImport([input], database: database)
             } throws: { error in
-                "\(error)".contains("fields 1 and 2 of the header on line 1 are both named")
+                "\(error)".contains("fields 1 and 2 of the header on line 1 are named \"Name\" and \"name\"")
             }
         }
     }

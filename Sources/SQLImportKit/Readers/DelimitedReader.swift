@@ -198,7 +198,7 @@ final class DelimitedReader: RecordReader {
             }
             return
         }
-        var seen: [NameKey: Int] = [:]
+        var seen: [NameKey: (number: Int, name: String)] = [:]
         for number in 0 ..< fields.count {
             let field = fields[number]
             let name = headerBytes.string(field.start ..< field.start + field.length)
@@ -211,9 +211,12 @@ final class DelimitedReader: RecordReader {
                     reason: "field \(number + 1) of the header on line \(line) holds the control character U+001F, which joins nested names; rename it")
             }
             if let previous = seen[name.sqliteFolded] {
-                throw .badHeader(input: buffer.input.name, reason: "fields \(previous + 1) and \(number + 1) of the header on line \(line) are both named \"\(name)\" (SQLite column names ignore case); rename one")
+                let named = previous.name == name
+                    ? "are both named \"\(name)\""
+                    : "are named \"\(previous.name)\" and \"\(name)\", one column to sqlimport (column names ignore case, as SQLite's do)"
+                throw .badHeader(input: buffer.input.name, reason: "fields \(previous.number + 1) and \(number + 1) of the header on line \(line) \(named); rename one")
             }
-            seen[name.sqliteFolded] = number
+            seen[name.sqliteFolded] = (number, name)
             fieldColumns.append(namer.column(for: UnsafeBufferPointer(start: headerBytes.base + field.start, count: field.length), slot: number, batch: batch))
         }
     }
