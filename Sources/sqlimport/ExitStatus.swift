@@ -57,7 +57,7 @@ enum ExitStatus {
             }
         case let error as InputError:
             switch error {
-            case .notFound, .unreadable: return noInput
+            case .notFound, .unreadable, .snapshotIsAFolder: return noInput
             case .unsupportedEncoding: return usage
             default: return badData
             }

@@ -12,7 +12,7 @@ struct Restore: ParsableCommand {
             passed PRAGMA integrity_check. A truncated or damaged snapshot exits 65 and leaves the target untouched.
             """)
 
-    @Argument(help: ArgumentHelp("The snapshot (FILE.sqlite.zst).", valueName: "snapshot"), completion: .file())
+    @Argument(help: ArgumentHelp("The snapshot (FILE.sqlite.zst), or - for standard input.", valueName: "snapshot"), completion: .file())
     var snapshot: String
 
     @OptionGroup var database: DatabaseOption

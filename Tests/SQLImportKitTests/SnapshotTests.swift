@@ -233,6 +233,24 @@ import Testing
         #expect(try StockTool.listing(directory).isEmpty)
     }
 
+    /// `restore -` reads the snapshot from standard input (documented in its help); a
+    /// folder is named as a folder, not with import's hint to pass its `*.jsonl`.
+    @Test func aSnapshotComesFromStandardInputAndAFolderIsNamedAsNoSnapshot() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let database = try Self.makeDatabase(in: directory)
+        #expect(try TestSupport.run(["snapshot", "--db", "app.db", "-o", "app.sqlite.zst"], in: directory).status == 0)
+        let piped = try TestSupport.run(
+            ["restore", "-", "--db", "piped.db"], in: directory, stdin: try Data(contentsOf: directory.appendingPathComponent("app.sqlite.zst")))
+        #expect(piped.status == 0, "\(piped.stderr)")
+        #expect(try TestSupport.dump(directory.appendingPathComponent("piped.db").path) == TestSupport.dump(database))
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("backups"), withIntermediateDirectories: false)
+        let folder = try TestSupport.run(["restore", "backups/", "--db", "new.db"], in: directory)
+        #expect(folder.status == 66)
+        #expect(folder.stderr.contains("backups/ is a folder, not a snapshot; pass the snapshot file in it (e.g. backups/app.sqlite.zst)"), "\(folder.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("new.db").path))
+    }
+
     // MARK: - Concurrency and signals
 
     @Test(arguments: ["delete", "wal"])

@@ -56,7 +56,7 @@ public final class Restorer {
             throw OutputError.alreadyExists(path: target, what: "databases")
         }
         try OutputError.refuseReplacing(source: options.snapshotPath, with: target, what: "the snapshot restore reads")
-        let input = try InputSource(path: options.snapshotPath, acceptsAnyFile: true)
+        let input = try Self.open(snapshot: options.snapshotPath)
         let file = try AtomicOutputFile(destination: target, purpose: "restore", inPlace: false)
         if !options.force {
             // A journal or WAL with no database beside it (the file was deleted after a
@@ -79,7 +79,7 @@ public final class Restorer {
                 switch error {
                 case .corruptCompressedStream, .truncatedCompressedStream, .decompressionBombGuard, .zstdWindowTooLarge:
                     throw SnapshotError.damaged(snapshot: options.snapshotPath, reason: Self.reason(error))
-                case .notFound, .unreadable, .undecodable, .unsupportedEncoding, .notAnInput:
+                case .notFound, .unreadable, .undecodable, .unsupportedEncoding, .notAnInput, .snapshotIsAFolder:
                     throw error
                 }
             }
@@ -175,6 +175,17 @@ public final class Restorer {
         }
         guard problems == ["ok"] else {
             throw SnapshotError.integrityCheckFailed(snapshot: options.snapshotPath, problems: problems)
+        }
+    }
+
+    /// The snapshot's bytes; a folder is named as no snapshot (the input's own hint
+    /// names records to import, `*.jsonl`).
+    private static func open(snapshot path: String) throws -> InputSource {
+        do {
+            return try InputSource(path: path, acceptsAnyFile: true)
+        } catch {
+            guard case .unreadable(_, let reason) = error, reason == InputError.directoryReason else { throw error }
+            throw InputError.snapshotIsAFolder(path: path)
         }
     }
 

@@ -13,6 +13,8 @@ public enum InputError: Error, Equatable, CustomStringConvertible {
     case unsupportedEncoding(String)
     /// The input is a file of another kind: a SQLite database, a ZIP archive, ...
     case notAnInput(path: String, kind: ForeignFile)
+    /// `restore` was given a folder.
+    case snapshotIsAFolder(path: String)
 
     /// The reason `unreadable` gives for a directory.
     static let directoryReason = "it is a directory"
@@ -39,6 +41,9 @@ public enum InputError: Error, Equatable, CustomStringConvertible {
             return "--encoding \(name): sqlimport transcodes latin1, windows-1252 and utf-16 (utf-16le, utf-16be); convert other encodings first, e.g. iconv -f \(name.uppercased()) -t UTF-8 FILE > FILE.utf8"
         case .notAnInput(let path, let kind):
             return "\(path) is \(kind.rawValue), not JSON, CSV or TSV; \(kind.hint(path: path))"
+        case .snapshotIsAFolder(let path):
+            let folder = path.hasSuffix("/") ? String(path.dropLast()) : path
+            return "\(path) is a folder, not a snapshot; pass the snapshot file in it (e.g. \(folder)/app.sqlite.zst)"
         case .decompressionBombGuard(let input, let limit):
             return "\(input): expands beyond \(limit) bytes without a record boundary; refusing it"
         }
