@@ -112,6 +112,24 @@ import Testing
         #expect(names[250] == "item 251 newer")
     }
 
+    /// A record of key columns alone has nothing to assign, but `newer` still decides: when
+    /// the stored row is newer than what the record brings (the column's default), it is
+    /// `skipped`, as on PostgreSQL and as the policy documents; it counted as `unchanged`.
+    @Test(arguments: strategies)
+    func aRecordOfKeyColumnsAloneThatTheStoredRowIsNewerThanIsSkipped(_ strategy: WriteStrategyKind) throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        try TestSupport.createDatabase(
+            directory.appendingPathComponent("app.db").path,
+            schema: "CREATE TABLE t (id TEXT PRIMARY KEY, ts TEXT, v INTEGER); INSERT INTO t VALUES ('a', '2026', 1), ('b', NULL, 1), ('c', '2026', 1);")
+        TestSupport.write(#"{"id":"a"}"# + "\n" + #"{"id":"b"}"# + "\n" + #"{"id":"c","ts":"2027"}"# + "\n", to: directory.appendingPathComponent("k.jsonl"))
+        let run = try TestSupport.run(
+            ["k.jsonl", "--db", "app.db", "--table", "t", "--upsert", "id", "--merge", "newer:ts", "--strategy", strategy.rawValue, "--report", "r.json"], in: directory)
+        #expect(run.status == 0, "\(run.stderr)")
+        let counts = try PostgresTargetTests.counts(directory.appendingPathComponent("r.json"))
+        #expect(counts["skipped"] == 1 && counts["unchanged"] == 1 && counts["updated"] == 1, "\(counts)")
+    }
+
     @Test(arguments: strategies)
     func rowsOutsideThePartialIndexAreIdempotentThroughThePrimaryKey(_ strategy: WriteStrategyKind) throws {
         let fixture = try Fixture()

@@ -167,23 +167,26 @@ package struct UpsertStatement: Sendable {
                 break
             }
         }
+        let newer: String
+        if case .newer(let column) = policy {
+            // A stored NULL is older than any value; an arriving NULL is older than any
+            // stored value (`NULL >= x` is NULL, which is not true). (A record without the
+            // column arrives with its default, as on PostgreSQL.)
+            let stored = "\(SQLIdentifier.quote(table)).\(SQLIdentifier.quote(column))"
+            newer = "(\(stored) IS NULL OR excluded.\(SQLIdentifier.quote(column)) >= \(stored))"
+        } else {
+            newer = policy == .ignore ? "0" : "1"
+        }
         if doesNothingOnConflict {
+            // (A record of key columns alone that `newer` keeps out is skipped, not
+            // unchanged: the stored row is newer.)
             let column = SQLIdentifier.quote(target?.columns.first ?? columns[0])
-            conditions.append("\(Self.outcomeFunction)(\(policy == .ignore ? "0" : "1"), 0, \(rowidExpression))")
+            conditions.append("\(Self.outcomeFunction)(\(newer), 0, \(rowidExpression))")
             return "DO UPDATE SET \(column) = \(column) WHERE \(conditions.joined(separator: " AND "))"
         }
         let guarded = Set(guardedColumns)
         let assigned = updatedColumns.filter { !guarded.contains($0) }
         let set = assigned.map { "\(SQLIdentifier.quote($0)) = \(newValue($0))" }.joined(separator: ", ")
-        let newer: String
-        if case .newer(let column) = policy {
-            // A stored NULL is older than any value; an arriving NULL is older than any
-            // stored value (`NULL >= x` is NULL, which is not true).
-            let stored = "\(SQLIdentifier.quote(table)).\(SQLIdentifier.quote(column))"
-            newer = "(\(stored) IS NULL OR excluded.\(SQLIdentifier.quote(column)) >= \(stored))"
-        } else {
-            newer = "1"
-        }
         var arguments = [newer, "NOT " + sameValues(assigned, as: assigned.map(newValue))]
         if fallback != nil {
             arguments.append(guardedColumns.isEmpty ? "1" : sameValues(guardedColumns, as: guardedColumns.map(newValue)))
