@@ -851,6 +851,31 @@ import Testing
         #expect(try PostgresServer.query(url, "SELECT id || ':' || u FROM t ORDER BY id") == "a:y\nb:z\n")
     }
 
+    /// `--duplicate-keys error` under `--on-error skip`: a record repeating the key of a
+    /// record that was set aside repeats nothing, as on SQLite, which counts repeats by the
+    /// rows written (PostgreSQL stopped the run, exit 65). A repeat of a record that was
+    /// written still stops it, on both.
+    @Test func aRepeatOfARefusedRecordsKeyIsNoRepeatAsOnSQLite() throws {
+        let table = "CREATE TABLE t (id text PRIMARY KEY, v integer CHECK (v > 0));"
+        let url = try PostgresServer.database(schema: Self.schemaName(#function), setUp: table)
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        try TestSupport.createDatabase(directory.appendingPathComponent("app.db").path, schema: table)
+        TestSupport.write([#"{"id":"k","v":-1}"#, #"{"id":"j","v":1}"#, #"{"id":"k","v":2}"#].joined(separator: "\n") + "\n", to: directory.appendingPathComponent("refused.jsonl"))
+        TestSupport.write([#"{"id":"m","v":1}"#, #"{"id":"n","v":-1}"#, #"{"id":"m","v":2}"#].joined(separator: "\n") + "\n", to: directory.appendingPathComponent("written.jsonl"))
+        for (name, db) in [("pg", url), ("lite", "app.db")] {
+            let flags = ["--db", db, "--table", "t", "--upsert", "id", "--on-error", "skip", "--duplicate-keys", "error"]
+            let refused = try TestSupport.run(["refused.jsonl", "--rejects", "\(name).rejects"] + flags, in: directory)
+            #expect(refused.status == 2, "\(name): \(refused.stderr)")
+            #expect(try Self.rejectedLines(directory.appendingPathComponent("\(name).rejects")) == [1], "\(name)")
+            let written = try TestSupport.run(["written.jsonl"] + flags, in: directory)
+            #expect(written.status == 65 && written.stderr.contains("written.jsonl:3") && written.stderr.contains("repeats the key"), "\(name): \(written.stderr)")
+        }
+        let rows = "SELECT id || v FROM t ORDER BY id"
+        #expect(try PostgresServer.query(url, rows) == "j1\nk2\n")
+        #expect(try TestSupport.runShell("sqlite3 app.db '\(rows)'", in: directory).stdout == "j1\nk2\n")
+    }
+
     /// `--on-error skip`: the records PostgreSQL refuses (a type, NOT NULL, the identity
     /// rule, unparseable JSON) are set aside as on SQLite: the same rows, the same counts,
     /// the same lines in `--rejects`, exit 2; a re-run sets aside the same records and

@@ -98,7 +98,15 @@ struct PostgresBatchPlan {
             }
             if let landedBefore {
                 repeats += 1
-                try duplicate?(landedBefore, row)
+                do {
+                    try duplicate?(landedBefore, row)
+                } catch {
+                    // The keys met are as they were (the batch may be written again).
+                    for (key, wasPresent) in undo.reversed() {
+                        if wasPresent { seen.insert(key) } else { seen.remove(key) }
+                    }
+                    throw error
+                }
             }
             for key in [target, primary] {
                 guard let key else { continue }

@@ -314,7 +314,9 @@ final class PostgresRun {
                 try attempt(rows.count == 1 ? "sqlimport_record" : "sqlimport_part") { try write(rows: Array(rows), of: batch) }
             } catch let refusal as PostgresError where rows.count == 1 && refusal.kind == .data {
                 refusals.append((rows.lowerBound, refusal))
-            } catch let refusal as PostgresError where rows.count > 1 && (refusal.kind == .data || refusal.sqlState == Self.rowAffectedTwice) {
+            } catch where rows.count > 1 && (isDuplicateKeyToIsolate(error)
+                || (error as? PostgresError).map { $0.kind == .data || $0.sqlState == Self.rowAffectedTwice } == true)
+            {
                 guard halves else {
                     for row in rows { try isolate(row ..< row + 1) }
                     return
@@ -331,6 +333,8 @@ final class PostgresRun {
         }
         do {
             try attempt("sqlimport_batch") { try write(rows: Array(first ..< batch.rowCount), of: batch) }
+        } catch where isDuplicateKeyToIsolate(error) {
+            try isolateRefusals()
         } catch let error as PostgresError where error.sqlState == Self.rowAffectedTwice {
             // Two records of the batch have keys PostgreSQL finds equal with other bytes
             // (a uuid in both cases, citext, numeric 1 and 1.0, a nondeterministic
@@ -351,6 +355,16 @@ final class PostgresRun {
     /// "ON CONFLICT DO UPDATE command cannot affect row a second time".
     static let rowAffectedTwice = "21000"
 
+    /// `--duplicate-keys error` under `--on-error skip`: a record repeating the key of an
+    /// earlier record of its batch, which PostgreSQL may still refuse. SQLite counts a
+    /// repeat by the rows written, so the batch is written again record by record, and
+    /// only a repeat of a record that was written stops the run (it stopped the run
+    /// even when the earlier record was set aside, where SQLite imports the later one).
+    private func isDuplicateKeyToIsolate(_ error: Error) -> Bool {
+        guard options.onError == .skip, let error = error as? UpsertError, case .duplicateKey = error else { return false }
+        return true
+    }
+
     /// Runs `body` inside savepoint `name`; when PostgreSQL refuses a record, rolls back to
     /// it, restores the counts, the keys met and the staging tables to what they were, and
     /// rethrows. Any other failure ends the run, whose transaction is rolled back whole: it
@@ -365,7 +379,8 @@ final class PostgresRun {
             try body()
         } catch {
             pendingRejects.removeAll()
-            guard let refusal = error as? PostgresError, refusal.kind == .data || refusal.sqlState == Self.rowAffectedTwice else { throw error }
+            let refused = (error as? PostgresError).map { $0.kind == .data || $0.sqlState == Self.rowAffectedTwice } ?? false
+            guard refused || isDuplicateKeyToIsolate(error) else { throw error }
             try connection.execute("ROLLBACK TO SAVEPOINT \(name)")
             try connection.execute("RELEASE SAVEPOINT \(name)")
             summary.counts = counts
@@ -533,7 +548,7 @@ final class PostgresRun {
             duplicate: options.duplicateKeys == .error && !meetingKeysOnly
                 ? { earlier, later in
                     throw UpsertError.duplicateKey(
-                        earlier: earlier.map { "\(batch.position(row: selected[$0], inputName: inputName))" } ?? "an earlier batch of this run",
+                        earlier: earlier.map { "\(batch.position(row: selected[$0], inputName: inputName))" },
                         later: batch.position(row: selected[later], inputName: inputName), key: keyText)
                 }
                 : nil)

@@ -12,8 +12,9 @@ public enum UpsertError: Error, Sendable, CustomStringConvertible {
     /// `--null-key error`: a record the conflict target cannot match on a re-run.
     /// `isPrimaryKey`: the key is the table's primary key, which no other key stands in for.
     case nullKey(position: SourcePosition, key: String, why: String, isPrimaryKey: Bool = false)
-    /// `--duplicate-keys error`: a record repeats an earlier record's key.
-    case duplicateKey(earlier: String, later: SourcePosition, key: String)
+    /// `--duplicate-keys error`: a record repeats an earlier record's key (`earlier`: that
+    /// record's position, nil where it is not known).
+    case duplicateKey(earlier: String?, later: SourcePosition, key: String)
     /// A table created by this run needs a primary key for records with a NULL key column.
     case nullKeyNeedsPrimaryKey(table: String, columns: [String], position: SourcePosition)
 
@@ -51,7 +52,8 @@ public enum UpsertError: Error, Sendable, CustomStringConvertible {
                 : "Supply the table's primary key in each record (its rows are then matched by it)"
             return "\(position): the record's key \(key) \(why), so a re-run could not find its row and would insert it again; nothing was committed. \(supply), or pass --null-key insert to insert such records anyway or --null-key skip to set them aside"
         case .duplicateKey(let earlier, let later, let key):
-            return "\(later): the record repeats the key \(key) of the record at \(earlier) (--duplicate-keys error); nothing was committed. Remove one of them, or drop --duplicate-keys error to let the later record win"
+            let record = earlier.map { "the record at \($0)" } ?? "an earlier record of this run"
+            return "\(later): the record repeats the key \(key) of \(record) (--duplicate-keys error); nothing was committed. Remove one of them, or drop --duplicate-keys error to let the later record win"
         case .nullKeyNeedsPrimaryKey(let table, let columns, let position):
             return "\(position): --upsert column(s) \(columns.map(SQLIdentifier.quote).joined(separator: ", ")) are null here, so they cannot be the primary key of the new table \(SQLIdentifier.quote(table)), and the input has no \"id\" field to key it instead; pass --pk COLUMN (a field that is never null), and sqlimport makes the --upsert columns a unique index WHERE they are NOT NULL"
         }
