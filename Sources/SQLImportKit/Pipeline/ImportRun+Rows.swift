@@ -23,7 +23,7 @@ extension ImportRun {
             try afterWriting(batch, rows: 0)
             return
         }
-        let session = try self.session ?? startSession(input: inputNames[batch.inputIndex])
+        let session = try self.session ?? startSession(input: inputNames[batch.inputIndex], fieldsAreFinal: fieldsAreFinal(after: batch))
         self.session = session
         // Records set aside while writing are rejects, not committed records (`--resume`).
         let rejectedBeforeWriting = summary.counts.rejected

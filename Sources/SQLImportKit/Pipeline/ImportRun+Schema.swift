@@ -391,14 +391,33 @@ extension ImportRun {
         throw NestedFieldError.emptyObjectForColumn(field: parts[0], column: schema.columns[column].name, table: table)
     }
 
-    /// - Parameter input: the name of the input whose batch starts it, for the errors.
-    func startSession(input: String) throws -> WriteSession {
+    /// Whether the fields the run has met by `batch` are all the input's: a CSV or TSV
+    /// input's header names them, and JSON's records may bring a field first in any
+    /// batch, unless `batch` ends the last input.
+    func fieldsAreFinal(after batch: RecordBatch) -> Bool {
+        Self.fieldsAreFinal(after: batch, inputs: options.inputs.count, format: summary.inputs.first?.format)
+    }
+
+    /// (`format`: the first input's; the PostgreSQL target asks too.)
+    static func fieldsAreFinal(after batch: RecordBatch, inputs: Int, format: InputFormat?) -> Bool {
+        if batch.endsInput && batch.inputIndex == inputs - 1 { return true }
+        return inputs == 1 && [.csv, .tsv].contains(format)
+    }
+
+    /// - Parameters:
+    ///   - input: the name of the input whose batch starts it, for the errors.
+    ///   - fieldsAreFinal: the input's fields are all known (`fieldsAreFinal(after:)`):
+    ///     a NOT NULL column or the `newer` column that none of them fills is an error
+    ///     now. Otherwise a later record may bring the field: each record without a NOT
+    ///     NULL column's is refused by SQLite, and one without the `newer` column arrives
+    ///     with its default, as in a file that has it in other records.
+    func startSession(input: String, fieldsAreFinal: Bool) throws -> WriteSession {
         guard let schema else { preconditionFailure("the table exists before writing") }
         let mapped = Set(tableColumnOfInput.compactMap { $0 })
         // (Tombstones need no column but their key: SQLite refuses an insert without one.)
         for (index, column) in schema.columns.enumerated()
-        where column.notNull && column.defaultSQL == nil && column.isWritable && !mapped.contains(index) && column.name != schema.rowidAlias
-            && options.mirror.tombstone == nil
+        where fieldsAreFinal && column.notNull && column.defaultSQL == nil && column.isWritable && !mapped.contains(index)
+            && column.name != schema.rowidAlias && options.mirror.tombstone == nil
         {
             throw SchemaError.missingRequiredColumn(table: table, column: column.name, input: input)
         }
@@ -406,7 +425,7 @@ extension ImportRun {
             for column in target.columns where !mapped.contains(schema.columnIndex(named: column)!) {
                 throw UpsertError.keyNotInInput(column: column)
             }
-            if case .newer(let column) = options.merge, !mapped.contains(schema.columnIndex(named: column)!) {
+            if case .newer(let column) = options.merge, fieldsAreFinal, !mapped.contains(schema.columnIndex(named: column)!) {
                 throw UpsertError.newerColumnMissing(column: column, table: table)
             }
             let primaryKey = schema.primaryKey

@@ -82,6 +82,10 @@ public final class PostgresImporter {
             summary.warnings.append(
                 "\(summary.counts.duplicateKeys) record(s) repeat the key of an earlier record; the later record won. Pass --duplicate-keys error to refuse such input")
         }
+        if run.recordsAppliedWithTheirShape > 0, let reason = run.orderOfWrites?.reason {
+            summary.warnings.append(
+                "\(run.recordsAppliedWithTheirShape) record(s) were applied together with the records of their batch that have the same fields, before earlier records with other fields; on this table the order of writes shows (\(reason)), and SQLite would apply them in input order. Records with the same fields keep the input's order")
+        }
         if summary.counts.ignored > 0 {
             summary.warnings.append(
                 "\(summary.counts.ignored) record(s) were left out by a BEFORE trigger of the table that returned NULL: neither inserted nor updated")

@@ -31,19 +31,52 @@ extension PostgresRun {
 
     /// Why the order of writes would show in the table, or nil; asked once. Where it
     /// shows, the reader does not sort, and a batch is applied in input order
-    /// (`writesInInputOrder`), not in rounds by key.
+    /// (`PostgresRun.write(rows:of:)`), not in rounds by key.
     func orderOfWritesShows() throws -> String? {
         if let decided = orderOfWrites { return decided.reason }
-        let reason = try askWhetherOrderOfWritesShows()
-        orderOfWrites = (reason != nil, reason)
+        let (reason, byColumns) = try askWhetherOrderOfWritesShows()
+        orderOfWrites = (reason, byColumns ? try columnsOfOtherUniqueIndexes() : nil)
         return reason
     }
 
-    private func askWhetherOrderOfWritesShows() throws -> String? {
+    /// Whether the order of records of these fields (a shape) shows, where the order of
+    /// writes does (`orderOfWritesShows`): always, but where the reason is another unique
+    /// index or exclusion constraint on plain columns without defaults, and the shape
+    /// writes none of them (an update leaves them as they are, an insert makes them
+    /// NULL): such records cannot take or free a value that another record meets.
+    func ordersShape(_ fields: [Int]) throws -> Bool {
+        guard try orderOfWritesShows() != nil else { return false }
+        guard let columns = orderOfWrites?.columns else { return true }
+        return fields.contains { field in columnOfField[field].map(columns.contains) ?? false }
+    }
+
+    /// The columns of the table's unique indexes and exclusion constraints but the
+    /// target's and the primary key's, or nil (any record's order shows) where one is on
+    /// an expression, partial, a partition's own, or has a column with a default.
+    private func columnsOfOtherUniqueIndexes() throws -> Set<String>? {
+        let found = try connection.query(
+            """
+            SELECT i.indexprs IS NOT NULL OR i.indpred IS NOT NULL OR EXISTS (
+                     SELECT FROM pg_attrdef d WHERE d.adrelid = i.indrelid AND d.adnum = ANY (i.indkey::int2[])),
+                   (SELECT string_agg(a.attname, E'\\x1f') FROM pg_attribute a WHERE a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey::int2[]))
+            FROM pg_index i JOIN pg_class ci ON ci.oid = i.indexrelid
+            WHERE i.indrelid = $1::regclass AND (i.indisunique OR i.indisexclusion) AND ci.relname::text NOT IN ($2::text, COALESCE($3::text, $2::text))
+            """,
+            [schema.qualifiedName, target?.name ?? "", fallbackKey?.name])
+        // None here: the index is a partition's. (A partitioned table's partitions may
+        // have their own: any record's order shows.)
+        guard !found.isEmpty, !found.contains(where: { $0[0] == "t" }),
+            try connection.query("SELECT EXISTS (SELECT FROM pg_inherits WHERE inhparent = $1::regclass)", [schema.qualifiedName]).first?[0] == "f"
+        else { return nil }
+        return Set(found.flatMap { ($0[1] ?? "").split(separator: "\u{1F}").map(String.init) })
+    }
+
+    /// The reason, and whether it is another unique index or exclusion constraint only.
+    private func askWhetherOrderOfWritesShows() throws -> (String?, Bool) {
         // Over the partition tree: a partition's trigger or unique index sees the order
         // of writes as the table's own do (PostgreSQL 12 lists the tree).
         guard try connection.query("SELECT current_setting('server_version_num')::int >= 120000").first?[0] == "t" else {
-            return "PostgreSQL before 12"
+            return ("PostgreSQL before 12", false)
         }
         let found = try connection.query(
             """
@@ -63,15 +96,18 @@ extension PostgresRun {
                  AND NOT EXISTS (SELECT FROM pg_partition_ancestors(i.indexrelid) a WHERE a.relid IN (SELECT indexrelid FROM keys)))
             """,
             [schema.qualifiedName, target?.name ?? "", fallbackKey?.name])
-        guard let row = found.first else { return "the table was not found" }
-        if row[0] == "true" { return "the table has triggers, which see each write" }
-        if row[1] == "true" { return "the table has rules, which see each write" }
-        if row[2] == "true" { return "a foreign key of the table refers to the table itself" }
-        if row[3] == "true" { return "new rows take identity or sequence values in the order they are written" }
+        guard let row = found.first else { return ("the table was not found", false) }
+        if row[0] == "true" { return ("the table has triggers, which see each write", false) }
+        if row[1] == "true" { return ("the table has rules, which see each write", false) }
+        if row[2] == "true" { return ("a foreign key of the table refers to the table itself", false) }
+        if row[3] == "true" { return ("new rows take identity or sequence values in the order they are written", false) }
         if let other = row[4] ?? nil {
-            return "unique index or exclusion constraint \(SQLIdentifier.quote(other)) is neither the conflict target nor the primary key: an update may free a value that a record sorted before it would take"
+            return (
+                "unique index or exclusion constraint \(SQLIdentifier.quote(other)) is neither the conflict target nor the primary key: an update may free a value that a record sorted before it would take",
+                true
+            )
         }
-        return nil
+        return (nil, false)
     }
 
     /// The key's columns as the sort compares them: integers numerically, text by its

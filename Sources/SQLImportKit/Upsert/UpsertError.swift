@@ -15,6 +15,10 @@ public enum UpsertError: Error, Sendable, CustomStringConvertible {
     /// `--duplicate-keys error`: a record repeats an earlier record's key (`earlier`: that
     /// record's position, nil where it is not known).
     case duplicateKey(earlier: String?, later: SourcePosition, key: String)
+    /// PostgreSQL: the table has INSERT rules (`onInsert`) or UPDATE rules, with which
+    /// PostgreSQL refuses `INSERT ... ON CONFLICT` (and, for INSERT rules, an INSERT in a
+    /// `WITH` query).
+    case rulesRefuseWrites(table: String, rules: String, onInsert: Bool)
     /// A table created by this run needs a primary key for records with a NULL key column.
     case nullKeyNeedsPrimaryKey(table: String, columns: [String], position: SourcePosition)
 
@@ -51,6 +55,10 @@ public enum UpsertError: Error, Sendable, CustomStringConvertible {
                 ? "Give each record a value for that key"
                 : "Supply the table's primary key in each record (its rows are then matched by it)"
             return "\(position): the record's key \(key) \(why), so a re-run could not find its row and would insert it again; nothing was committed. \(supply), or pass --null-key insert to insert such records anyway or --null-key skip to set them aside"
+        case .rulesRefuseWrites(let table, let rules, let onInsert):
+            return onInsert
+                ? "\(SQLIdentifier.quote(table)) has INSERT rules (\(rules)), and PostgreSQL refuses the statements sqlimport writes with (INSERT ... ON CONFLICT, and INSERT in a WITH query) on such a table; nothing was written. Replace the rules with triggers"
+                : "--upsert: \(SQLIdentifier.quote(table)) has UPDATE rules (\(rules)), and PostgreSQL refuses INSERT ... ON CONFLICT on such a table; nothing was written. Replace the rules with triggers, or import without --upsert (plain inserts)"
         case .duplicateKey(let earlier, let later, let key):
             let record = earlier.map { "the record at \($0)" } ?? "an earlier record of this run"
             return "\(later): the record repeats the key \(key) of \(record) (--duplicate-keys error); nothing was committed. Remove one of them, or drop --duplicate-keys error to let the later record win"
