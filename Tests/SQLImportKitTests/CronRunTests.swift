@@ -182,6 +182,36 @@ import Testing
         #expect(again.status == 0, "\(again.stderr)")
     }
 
+    /// `--resume` on standard input: a cron job may always pass it (cron.md), and it was
+    /// refused (exit 64) even with nothing to continue. What an interrupted run read from
+    /// standard input cannot be compared with tonight's: it is read from its first
+    /// record, as a changed file is (with --upsert; refused without, or under
+    /// --strict-resume), and the interrupted run's records are not skipped.
+    @Test func standardInputUnderResumeIsReadFromItsFirstRecord() throws {
+        let workspace = try Workspace()
+        defer { workspace.cleanUp() }
+        let flags = ["-", "--db", workspace.database, "--table", "items", "--upsert", "id", "--commit-every", "2", "--resume"]
+        let records = Self.itemsJSONL(6).split(separator: "\n").map(String.init)
+        let fresh = try TestSupport.run(flags, in: workspace.directory, stdin: Data((records.joined(separator: "\n") + "\n").utf8))
+        #expect(fresh.status == 0, "\(fresh.stderr)")
+        // Interrupted at line 5 after two checkpoints; tonight's stream differs in line 1.
+        var broken = records
+        broken[4] = #"{"id":"#
+        let interrupted = try TestSupport.run(flags, in: workspace.directory, stdin: Data((broken.joined(separator: "\n") + "\n").utf8))
+        #expect(interrupted.status == 65, "\(interrupted.stderr)")
+        var tonight = records
+        tonight[0] = tonight[0].replacingOccurrences(of: "item 0,", with: "ITEM 0,")
+        let stdin = Data((tonight.joined(separator: "\n") + "\n").utf8)
+        let strict = try TestSupport.run(flags + ["--strict-resume"], in: workspace.directory, stdin: stdin)
+        #expect(strict.status == 65 && strict.stderr.contains("standard input (-) cannot be compared with what the interrupted run read"), "\(strict.stderr)")
+        let resumed = try TestSupport.run(flags + ["--report", "-"], in: workspace.directory, stdin: stdin)
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        let report = try JSONSerialization.jsonObject(with: Data(resumed.stdout.utf8)) as? [String: Any]
+        #expect(report?["restartedInputs"] as? [String] == ["-"] && report?["resumedRecords"] as? Int == 0, "\(resumed.stdout)")
+        let first = try DatabaseQueue(path: workspace.database).read { try String.fetchOne($0, sql: "SELECT name FROM items WHERE id = 'id-0'") }
+        #expect(first?.hasPrefix("ITEM 0,") == true)
+    }
+
     /// Two nights of `a.csv b.csv` (palmerpenguins, random UUID keys): the second stops
     /// inside `a.csv`, and its --resume skipped all of `b.csv`, because the log still held
     /// the first night's entry for it, finished and unchanged; `b.csv`'s values were

@@ -188,6 +188,13 @@ public enum ImportError: Error, Sendable, CustomStringConvertible {
     /// A deferred foreign key failed at a commit: the first row that breaks it, described.
     case deferredForeignKey(String)
 
+    /// Why input `path` is read again from its first record on `--resume`.
+    static func changedSinceInterruptedRun(_ path: String) -> String {
+        path == "-"
+            ? "standard input (-) cannot be compared with what the interrupted run read"
+            : "\(path) has changed since the interrupted run (its size, time, inode or checksum differ)"
+    }
+
     public var description: String {
         switch self {
         case .tableNameNeeded:
@@ -207,7 +214,7 @@ public enum ImportError: Error, Sendable, CustomStringConvertible {
         case .deferredForeignKey(let row):
             return "a deferred foreign key failed when the run committed (SQLite checks such keys only then, so no record could be set aside): \(row); the run's changes since its last commit were rolled back. Make the input supply the missing parent rows, or import them first"
         case .inputChangedSinceInterruptedRun(let path, let strict):
-            let changed = "\(path) has changed since the interrupted run (its size, time, inode or checksum differ)"
+            let changed = ImportError.changedSinceInterruptedRun(path)
             if strict {
                 return "\(changed), and --strict-resume was given; re-run without --strict-resume to import it from its first record (upserts are idempotent)"
             }

@@ -252,9 +252,6 @@ public final class Importer {
             guard options.commitEvery != nil else {
                 throw ImportError.conflictingOptions("--resume continues a --commit-every run; pass the same --commit-every again")
             }
-            if options.inputs.contains("-") {
-                throw ImportError.conflictingOptions("--resume cannot continue standard input, which cannot be read again; import from a file")
-            }
         }
         if options.onError == .abort && (options.rejectsPath != nil || options.maxErrors != nil) {
             throw ImportError.conflictingOptions("--rejects and --max-errors go with --on-error skip")

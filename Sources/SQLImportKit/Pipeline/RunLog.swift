@@ -153,13 +153,15 @@ extension RunLog {
     /// Where input `path` starts, given the interrupted run's `entry` for it.
     static func start(of path: String, entry: Entry?, fingerprint: Fingerprint?, options: ImportOptions) throws -> InputStart {
         guard let entry else { return .fresh }
-        guard entry.fingerprint == fingerprint else {
+        // Standard input cannot be compared with what the interrupted run read: it is
+        // taken as changed, and read from its first record.
+        guard path != "-", entry.fingerprint == fingerprint else {
             // Without --upsert, records applied again would be inserted again.
             if options.strictResume || options.upsert == nil {
                 throw ImportError.inputChangedSinceInterruptedRun(path: path, strict: options.strictResume)
             }
             return .restart(warning:
-                "--resume: \(path) has changed since the interrupted run (its size, time, inode or checksum differ), so it was imported from its first record; pass --strict-resume to stop instead")
+                "--resume: \(ImportError.changedSinceInterruptedRun(path)), so it was imported from its first record; pass --strict-resume to stop instead")
         }
         return .resume(offset: entry.finished ? Int64.max : entry.committedOffset, rows: entry.committedRows)
     }
@@ -229,7 +231,7 @@ extension CheckpointingRun {
         var resumed: [RunLog.Entry] = []
         if !options.mirror.deleteMissing {
             for (index, path) in options.inputs.enumerated() {
-                guard let entry = resumeEntries[path], entry.fingerprint == fingerprints[index] else { break }
+                guard let entry = resumeEntries[path], path != "-", entry.fingerprint == fingerprints[index] else { break }
                 resumed.append(entry)
             }
         }
