@@ -227,7 +227,20 @@ import Testing
             #expect {
                 try TestSupport.runImport([input], database: database)
             } throws: { error in
-                "\(error)".contains("t.csv:3") && "\(error)".contains("row has 1 fields but the header has 2")
+                "\(error)".contains("t.csv:3") && "\(error)".contains("row has 1 fields but the header has 2; check the delimiter")
+            }
+        }
+    }
+
+    /// A last row with too few fields and no line end is named as a cut input: a stream
+    /// that ends mid-record in CSV was told to check its delimiter and quoting, where JSON,
+    /// gzip and zstd say the input ends early (a fault review).
+    @Test func aShortLastRowWithoutALineEndIsNamedAsACutInput() throws {
+        try withTable("", "a,b,c\n1,2,3\n4,5", name: "t.csv") { input, database in
+            #expect {
+                try TestSupport.runImport([input], database: database)
+            } throws: { error in
+                "\(error)".contains("t.csv:3") && "\(error)".contains("row has 2 fields but the header has 3, and the input ends on it without a line end: it was probably cut short")
             }
         }
     }

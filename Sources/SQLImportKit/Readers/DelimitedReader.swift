@@ -145,7 +145,8 @@ final class DelimitedReader: RecordReader {
                     field: fieldName(stray.field),
                     reason: "unexpected \(JSONScanner.describe(buffer.storage[stray.at])) after a closing quote; a quoted field must end at a delimiter or a line end")
             } else if fields.count != fieldColumns.count {
-                failure = .raggedRow(position, expected: fieldColumns.count, found: fields.count)
+                let unterminated = buffer.atEOF && recordEnd == buffer.end && buffer.storage[recordEnd - 1] != 0x0A && buffer.storage[recordEnd - 1] != 0x0D
+                failure = .raggedRow(position, expected: fieldColumns.count, found: fields.count, cutShort: unterminated && fields.count < fieldColumns.count)
             }
             if let failure {
                 output.truncate(to: mark)

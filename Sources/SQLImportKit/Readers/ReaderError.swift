@@ -6,7 +6,8 @@ public enum ReaderError: Error, CustomStringConvertible {
     case notAnObject(SourcePosition, found: String)
     case recordTooLarge(SourcePosition, limit: Int)
     case nestingTooDeep(SourcePosition, limit: Int)
-    case raggedRow(SourcePosition, expected: Int, found: Int)
+    /// `cutShort`: the row has too few fields and ends the input without a line end.
+    case raggedRow(SourcePosition, expected: Int, found: Int, cutShort: Bool = false)
     case badHeader(input: String, reason: String)
     /// An option that does not apply to this input (`--null` for JSON).
     case badOption(input: String, reason: String)
@@ -15,7 +16,7 @@ public enum ReaderError: Error, CustomStringConvertible {
         switch self {
         case .input, .badHeader, .badOption: return nil
         case .malformedRecord(let position, _, _), .notAnObject(let position, _), .recordTooLarge(let position, _),
-            .nestingTooDeep(let position, _), .raggedRow(let position, _, _):
+            .nestingTooDeep(let position, _), .raggedRow(let position, _, _, _):
             return position
         }
     }
@@ -33,7 +34,10 @@ public enum ReaderError: Error, CustomStringConvertible {
             return "\(position): a single record is larger than \(limit) bytes; raise --max-record-bytes if it is genuine, or check that the format is right (--format)"
         case .nestingTooDeep(let position, let limit):
             return "\(position): JSON nested deeper than \(limit) levels; such input is refused to keep the reader's stack bounded"
-        case .raggedRow(let position, let expected, let found):
+        case .raggedRow(let position, let expected, let found, let cutShort):
+            if cutShort {
+                return "\(position): row has \(found) fields but the header has \(expected), and the input ends on it without a line end: it was probably cut short (a truncated file or stream); import a complete copy"
+            }
             return "\(position): row has \(found) fields but the header has \(expected); check the delimiter (--delimiter) and quoting on that line"
         case .badHeader(let input, let reason):
             return "\(input): bad header row: \(reason)"
