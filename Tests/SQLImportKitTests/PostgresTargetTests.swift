@@ -876,6 +876,29 @@ import Testing
         #expect(try PostgresServer.query(url, "SELECT id || ':' || u FROM t ORDER BY id") == "a:w\nb:z\nc:q\nd:y\n")
     }
 
+    /// On a table with another unique index: a tombstone (whose shape has a field no
+    /// column holds) deletes its row (the run crashed, exit 132); and a column of a domain
+    /// with a default counts as one an insert fills, so a record without the field that a
+    /// record of another shape is applied ahead of is warned about (it was not).
+    @Test func anotherUniqueIndexSeesTombstonesAndDomainDefaults() throws {
+        let url = try PostgresServer.database(schema: Self.schemaName(#function), setUp: """
+            CREATE TABLE t (id text PRIMARY KEY, k text NOT NULL UNIQUE, u text UNIQUE, v text); INSERT INTO t VALUES ('0', 'k0', 'x', 'old');
+            CREATE DOMAIN dx AS text DEFAULT 'x';
+            CREATE TABLE d (id text PRIMARY KEY, k text NOT NULL UNIQUE, u dx UNIQUE, v text); INSERT INTO d VALUES ('0', 'k0', 'x', 'old');
+            """)
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        TestSupport.write(#"{"id":"0","k":"k0","deleted":true}"# + "\n", to: directory.appendingPathComponent("gone.jsonl"))
+        let gone = try TestSupport.run(["gone.jsonl", "--db", url, "--table", "t", "--upsert", "k", "--tombstone", "deleted"], in: directory)
+        #expect(gone.status == 0, "\(gone.stderr)")
+        #expect(try PostgresServer.query(url, "SELECT count(*) FROM t") == "0\n")
+        TestSupport.write(
+            [#"{"id":"9","k":"k9","u":null,"v":"a"}"#, #"{"id":"2","k":"k2","v":"b"}"#, #"{"id":"0","k":"k0","u":"y","v":"c"}"#].joined(separator: "\n") + "\n",
+            to: directory.appendingPathComponent("d.jsonl"))
+        let domain = try TestSupport.run(["d.jsonl", "--db", url, "--table", "d", "--upsert", "k", "--on-error", "skip"], in: directory)
+        #expect(domain.stderr.contains("1 record(s) were applied together with the records of their batch that have the same fields"), "\(domain.stderr)")
+    }
+
     /// `--duplicate-keys error` under `--on-error skip`: a record repeating the key of a
     /// record that was set aside repeats nothing, as on SQLite, which counts repeats by the
     /// rows written (PostgreSQL stopped the run, exit 65). A repeat of a record that was

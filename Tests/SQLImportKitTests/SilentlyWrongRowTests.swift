@@ -217,7 +217,7 @@ import Testing
         // Names equal but for ASCII case are still one column, and two such fields an error.
         TestSupport.write("id,v,V\n1,a,b\n", to: csv)
         let collide = try work.run([csv.path, "--table", "c", "--upsert", "id"])
-        #expect(collide.status == 65 && collide.stderr.contains("both named"), "\(collide.stderr)")
+        #expect(collide.status == 65 && collide.stderr.contains(#"are named "v" and "V", one column to sqlimport"#), "\(collide.stderr)")
     }
 
     /// Options keyed by name had the same fault: `--type` for the composed and the

@@ -46,18 +46,23 @@ extension PostgresRun {
     /// NULL): such records cannot take or free a value that another record meets.
     func ordersShape(_ fields: [Int]) throws -> Bool {
         guard try orderOfWritesShows() != nil else { return false }
-        guard let columns = orderOfWrites?.columns else { return true }
-        return fields.contains { field in columnOfField[field].map(columns.contains) ?? false }
+        // (A tombstone's shape ends in -1: its delete frees the row's values.)
+        guard let columns = orderOfWrites?.columns, !fields.contains(-1) else { return true }
+        return fields.contains { field in field < columnOfField.count && columnOfField[field].map(columns.contains) == true }
     }
 
     /// The columns of the table's unique indexes and exclusion constraints but the
     /// target's and the primary key's, or nil (any record's order shows) where one is on
-    /// an expression, partial, a partition's own, or has a column with a default.
+    /// an expression, partial, a partition's own, or has a column with a default or of a
+    /// domain (which may have one: an insert without the field takes it).
     private func columnsOfOtherUniqueIndexes() throws -> Set<String>? {
         let found = try connection.query(
             """
             SELECT i.indexprs IS NOT NULL OR i.indpred IS NOT NULL OR EXISTS (
-                     SELECT FROM pg_attrdef d WHERE d.adrelid = i.indrelid AND d.adnum = ANY (i.indkey::int2[])),
+                     SELECT FROM pg_attrdef d WHERE d.adrelid = i.indrelid AND d.adnum = ANY (i.indkey::int2[]))
+                   OR EXISTS (
+                     SELECT FROM pg_attribute a JOIN pg_type ty ON ty.oid = a.atttypid
+                     WHERE a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey::int2[]) AND ty.typtype = 'd'),
                    (SELECT string_agg(a.attname, E'\\x1f') FROM pg_attribute a WHERE a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey::int2[]))
             FROM pg_index i JOIN pg_class ci ON ci.oid = i.indexrelid
             WHERE i.indrelid = $1::regclass AND (i.indisunique OR i.indisexclusion) AND ci.relname::text NOT IN ($2::text, COALESCE($3::text, $2::text))
