@@ -50,12 +50,12 @@ final class PostgresRun {
     /// The reader's sorted runs (`PostgresRun+KeyOrder`); nil with `--sort-memory 0`.
     var keyOrder: KeyOrder?
     var keyOrderDecided = false
-    /// Whether the order of writes shows in the table, and why (`orderOfWritesShows`).
     /// Whether the first batch was asked for the `newer` column's field.
     var newerFieldChecked = false
     /// Records whose order shows applied before an earlier one of another shape (`write`).
     var recordsAppliedWithTheirShape = 0
-    /// (`columns`: where only records writing these columns keep their order; nil: all.)
+    /// Whether the order of writes shows in the table, and why (`orderOfWritesShows`);
+    /// `columns`: where only records writing these columns keep their order (nil: all).
     var orderOfWrites: (reason: String?, columns: Set<String>?)?
     /// The literal defaults of the target's columns, as text (`fillKeyDefaults`).
     var targetDefaults: [String: String]?
@@ -491,7 +491,7 @@ final class PostgresRun {
         var linking: [Int?] = []  // `PostgresBatchPlan.init(linking:)`
         // Per row, the conflict clause the server routes it to, where its cells tell:
         // `PostgresUpsert`'s inside and outside routes, nil where a default or a predicate
-        // the cells cannot decide will (`writesInInputOrder`).
+        // the cells cannot decide will (the epochs of `inInputOrder` below).
         var routes: [Int?] = []
         let routeIsKnown = target?.predicate == nil || predicateTests != nil
         batch.bytes.withUnsafeBufferPointer { buffer in
