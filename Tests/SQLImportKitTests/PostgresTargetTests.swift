@@ -266,6 +266,24 @@ import Testing
         #expect(try PostgresServer.query(url, "SELECT id FROM u") == "a\n")
     }
 
+    /// `--table` naming a view (or a sequence) is refused as on SQLite, "is a view, not a
+    /// table", exit 64: the run tried to create the table, and PostgreSQL's "relation
+    /// already exists" came through (a review).
+    @Test func aViewIsNamedAsNoTableAsOnSQLite() throws {
+        let setUp = "CREATE TABLE base (id text PRIMARY KEY, v integer); CREATE VIEW vw AS SELECT * FROM base;"
+        let url = try PostgresServer.database(schema: Self.schemaName(#function), setUp: setUp + " CREATE SEQUENCE sq;")
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        try TestSupport.createDatabase(directory.appendingPathComponent("app.db").path, schema: setUp)
+        TestSupport.write(#"{"id":"a","v":1}"# + "\n", to: directory.appendingPathComponent("v.jsonl"))
+        for db in [url, "app.db"] {
+            let run = try TestSupport.run(["v.jsonl", "--db", db, "--table", "vw", "--upsert", "id"], in: directory)
+            #expect(run.status == 64 && run.stderr.contains(#""vw" is a view, not a table; choose another name with --table"#), "\(db): \(run.stderr)")
+        }
+        let sequence = try TestSupport.run(["v.jsonl", "--db", url, "--table", "sq"], in: directory)
+        #expect(sequence.status == 64 && sequence.stderr.contains(#""sq" is a sequence, not a table"#), "\(sequence.stderr)")
+    }
+
     @Test func aValueTheColumnRefusesNamesTheLineAndTheFieldAndCommitsNothing() throws {
         let url = try PostgresServer.database(schema: Self.schemaName(#function), setUp: Self.itemsSchema)
         let directory = TestSupport.temporaryDirectory()

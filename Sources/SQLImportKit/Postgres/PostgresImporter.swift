@@ -55,6 +55,9 @@ public final class PostgresImporter {
             try Self.begin(connection, options: options)
             let requested = try options.resolvedTable()
             let schema = try PostgresSchema.read(connection, table: requested, parsesSchema: options.table != nil)
+            if schema == nil, let kind = try PostgresSchema.otherRelation(connection, named: requested, parsesSchema: options.table != nil) {
+                throw SchemaError.notATable(name: requested, kind: kind)
+            }
             let placement = schema == nil ? try Self.newTablePlacement(connection, requested: requested, parsesSchema: options.table != nil) : nil
             run = try PostgresRun(
                 options: options, connection: connection, schema: schema, table: placement?.table ?? requested, inSchema: placement?.schema,
