@@ -80,6 +80,25 @@ import Testing
         #expect(try scratch.keepIsIntact())
     }
 
+    /// An empty record `{}` (or one whose every field `--ignore-unknown` drops) is a bad
+    /// record like any other: set aside under `--on-error skip` (exit 2, the others
+    /// stored), an error naming it and the flags otherwise. It stopped a skip run, which
+    /// committed nothing (a schema-zoo fuzzer).
+    @Test(arguments: ["typed", "cached", "multirow", "auto"])
+    func anEmptyRecordIsSetAsideUnderOnErrorSkip(_ strategy: String) throws {
+        let scratch = try Scratch(schema: "CREATE TABLE t (id INTEGER PRIMARY KEY, u TEXT UNIQUE, v);")
+        defer { scratch.cleanUp() }
+        scratch.file("t.jsonl", #"{"u":"a","v":1}"# + "\n{}\n" + #"{"x":9}"# + "\n" + #"{"u":"b","v":2}"# + "\n")
+        let skip = try scratch.run(["t.jsonl", "--table", "t", "--upsert", "u", "--ignore-unknown", "--on-error", "skip", "--rejects", "r.jsonl", "--strategy", strategy])
+        #expect(skip.status == 2, "\(skip.stderr)")
+        #expect(try scratch.count("t") == 2)
+        let rejects = try String(contentsOf: scratch.directory.appendingPathComponent("r.jsonl"), encoding: .utf8)
+        #expect(rejects.split(separator: "\n").count == 2 && rejects.contains("t.jsonl:2 (byte 16): the record has no field the table can store"), "\(rejects)")
+        let abort = try scratch.run(["t.jsonl", "--table", "t", "--upsert", "u", "--ignore-unknown", "--strategy", strategy])
+        #expect(abort.status == 65 && abort.stderr.contains("or --on-error skip to set such records aside"), "\(abort.stderr)")
+        #expect(try scratch.keepIsIntact())
+    }
+
     @Test(arguments: [
         ("a\u{0}b,c\n1,2\n", "contains a NUL byte"),
         ("a,,c\n1,2,3\n", "field 2 of the header on line 1 is empty"),

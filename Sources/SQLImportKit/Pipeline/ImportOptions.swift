@@ -188,6 +188,9 @@ public enum ImportError: Error, Sendable, CustomStringConvertible {
     /// A deferred foreign key failed at a commit: the first row that breaks it, described.
     case deferredForeignKey(String)
 
+    /// Why a record with no field for a column is refused (`emptyRecord`, or its reject).
+    static let emptyRecordReason = "the record has no field the table can store (it is empty, or --ignore-unknown dropped every field)"
+
     /// Why input `path` is read again from its first record on `--resume`.
     static func changedSinceInterruptedRun(_ path: String) -> String {
         path == "-"
@@ -204,7 +207,7 @@ public enum ImportError: Error, Sendable, CustomStringConvertible {
         case .conflictingOptions(let text):
             return text
         case .emptyRecord(let position):
-            return "\(position): the record has no field the table can store; check the input or use --alter"
+            return "\(position): \(Self.emptyRecordReason); check the input, pass --alter to add its fields as columns, or --on-error skip to set such records aside"
         case .invalidFieldName(let name, let reason, let position):
             return "\(position.map { "\($0): " } ?? "")field name \(SQLIdentifier.quote(name)) \(reason); rename it in the input"
         case .interrupted(let signal):

@@ -88,7 +88,19 @@ extension ImportRun {
                     }
                 }
                 let shape = session.shape(of: row, in: batch)
-                if shape.inputColumns.isEmpty { throw ImportError.emptyRecord(batch.position(row: row, inputName: inputName)) }
+                if shape.inputColumns.isEmpty {
+                    // `{}`, or only fields no column takes: a bad record like any other
+                    // under --on-error skip (it stopped the run, which committed nothing).
+                    let position = batch.position(row: row, inputName: inputName)
+                    guard options.onError == .skip else { throw ImportError.emptyRecord(position) }
+                    try reject(RejectedRecord(
+                        input: position.input, line: position.line, byteOffset: position.byteOffset,
+                        reason: "\(position): \(ImportError.emptyRecordReason)", record: batch.rawRecord(row: row)))
+                    plan.setAside.insert(row - firstRow)
+                    plan.shapes.append(shape)
+                    plan.inside.append(true)
+                    continue
+                }
                 var inside = true
                 if let filter = session.partialFilter, try !filter.isInside(row: row, of: batch, shape: shape, session: session, bytes: bytes) {
                     summary.counts.outsidePartialIndex += 1
