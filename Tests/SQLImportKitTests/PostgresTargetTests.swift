@@ -892,6 +892,15 @@ import Testing
             (report?["warnings"] as? [String])?.contains { $0.hasPrefix("1 record(s) were applied together with the records of their batch that have the same fields") } == true,
             "\(shapes.stderr)")
         #expect(try PostgresServer.query(url, "SELECT id || ':' || u FROM t ORDER BY id") == "a:w\nb:z\nc:q\nd:y\n")
+        // The other way round: applied shape by shape the batch is refused (c takes w before
+        // a gives it up), and record by record in input order it goes in, as on SQLite (it
+        // exited 65 naming no record).
+        TestSupport.write(
+            #"{"id":"e","u":"e","v":1}"# + "\n" + #"{"id":"a","u":"a2"}"# + "\n" + #"{"id":"c","u":"w","v":1}"# + "\n",
+            to: directory.appendingPathComponent("t4.jsonl"))
+        let refusedWhole = try TestSupport.run(["t4.jsonl", "--db", url, "--table", "t", "--upsert", "id"], in: directory)
+        #expect(refusedWhole.status == 0, "\(refusedWhole.stderr)")
+        #expect(try PostgresServer.query(url, "SELECT id || ':' || u FROM t ORDER BY id") == "a:a2\nb:z\nc:w\nd:y\ne:e\n")
     }
 
     /// On a table with another unique index: a tombstone (whose shape has a field no
@@ -935,7 +944,10 @@ import Testing
             #expect(refused.status == 2, "\(name): \(refused.stderr)")
             #expect(try Self.rejectedLines(directory.appendingPathComponent("\(name).rejects")) == [1], "\(name)")
             let written = try TestSupport.run(["written.jsonl"] + flags, in: directory)
-            #expect(written.status == 65 && written.stderr.contains("written.jsonl:3") && written.stderr.contains("repeats the key"), "\(name): \(written.stderr)")
+            // The key with its value, as SQLite names it (PostgreSQL named the columns only).
+            #expect(
+                written.status == 65 && written.stderr.contains("written.jsonl:3") && written.stderr.contains(#"repeats the key ("id") = ("m")"#),
+                "\(name): \(written.stderr)")
         }
         let rows = "SELECT id || v FROM t ORDER BY id"
         #expect(try PostgresServer.query(url, rows) == "j1\nk2\n")

@@ -362,10 +362,12 @@ final class PostgresRun {
         } catch let error as PostgresError where error.kind == .data {
             // COPY's refusals already name their record.
             if error.position != nil && options.onError != .skip { throw error }
+            // Record by record, in input order, as SQLite applies them: a refused record
+            // is set aside or, without --on-error skip, the run's error naming it. A batch
+            // refused whole whose records all go in one by one was refused for the order
+            // it applied them in (shapes, on another unique index): it stopped the run,
+            // exit 65 naming no record, where SQLite imports the file (a mirror fuzzer).
             try isolateRefusals()
-            // Refused as a batch, applied record by record (a constraint two records of the
-            // batch break together): reported as it came.
-            if options.onError != .skip { throw error }
         }
     }
 
@@ -558,7 +560,13 @@ final class PostgresRun {
             }
         }
         let inputName = inputNames[batch.inputIndex]
-        let keyText = "(\((target?.columns ?? []).joined(separator: ", ")))"
+        // The key a repeat names, with its values as SQLite's message gives them.
+        func describeKey(row: Int, routedByTarget: Bool) -> String {
+            guard let fields = routedByTarget ? targetFields : primaryFields else { return "(\((target?.columns ?? []).joined(separator: ", ")))" }
+            let width = batch.rowEnd(row) - batch.rowStarts[row]
+            let values = fields.map { $0 < width ? batch.describe(batch.cell(row: row, column: $0)) : "null" }
+            return "(\(SQLIdentifier.quoteList(fields.map { columnOfField[$0] ?? "" }))) = (\(values.joined(separator: ", ")))"
+        }
         // The hashes earlier batches met: in memory, or asked of the server.
         // (Moved out of `seenKeys` and back, so that the set is never copied.)
         var seen: Set<Int>
@@ -575,7 +583,7 @@ final class PostgresRun {
                 ? { earlier, later in
                     throw UpsertError.duplicateKey(
                         earlier: earlier.map { "\(batch.position(row: selected[$0], inputName: inputName))" },
-                        later: batch.position(row: selected[later], inputName: inputName), key: keyText)
+                        later: batch.position(row: selected[later], inputName: inputName), key: describeKey(row: selected[later], routedByTarget: keys[later].target != nil))
                 }
                 : nil)
         if keysOnServer && !plan.forgotten.isEmpty {

@@ -80,6 +80,19 @@ package final class RecordBatch: @unchecked Sendable {
         bytes.string(Int(cell.payload) ..< Int(cell.payload) + Int(cell.length))
     }
 
+    /// A cell as messages show it: `null`, a number, or text in quotes (cut at 80).
+    func describe(_ cell: Cell) -> String {
+        switch cell.kind {
+        case .absent, .null: return "null"
+        case .integer: return String(cell.payload)
+        case .real: return NumberText.shortest(cell.doubleValue)
+        case .text, .untypedText, .json, .numberAsText:
+            var text = self.text(cell)
+            if text.count > 80 { text = String(text.prefix(77)) + "..." }
+            return cell.kind == .numberAsText ? text : "\"\(text)\""
+        }
+    }
+
     /// Calls `body` with the bytes of a textual cell.
     package func withText<Result>(_ cell: Cell, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
         body(UnsafeRawBufferPointer(start: bytes.base + Int(cell.payload), count: Int(cell.length)))

@@ -678,15 +678,7 @@ final class WriteSession {
     }
 
     func describe(_ cell: Cell, _ batch: RecordBatch) -> String {
-        switch cell.kind {
-        case .absent, .null: return "null"
-        case .integer: return String(cell.payload)
-        case .real: return NumberText.shortest(cell.doubleValue)
-        case .text, .untypedText, .json, .numberAsText:
-            var text = batch.text(cell)
-            if text.count > 80 { text = String(text.prefix(77)) + "..." }
-            return cell.kind == .numberAsText ? text : "\"\(text)\""
-        }
+        batch.describe(cell)
     }
 
     /// Records that went through a statement and found their row or made one.
