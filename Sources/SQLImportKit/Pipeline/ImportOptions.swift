@@ -111,6 +111,9 @@ public struct ImportOptions: Sendable {
         var scanNanosecondsPerRow = 700.0
         /// A record's hash and lookup.
         var nanosecondsPerRecord = 300.0
+        /// Tests: the writer waits for the scan it decided on, as under `.always` (on a
+        /// loaded machine the scan's thread may get no core before the input ends).
+        var writerWaitsForTheScan = false
     }
 
     /// Runs between a checkpoint's commit and the next transaction (tests write there as

@@ -89,7 +89,7 @@ extension ImportRun {
             unchangedRowsScan = scan
             unchangedRowsState = .scanning
             scan.start(build)
-            if forced { try endUnchangedRowsScan(interrupt: false) }
+            if forced || options.comparisonCost.writerWaitsForTheScan { try endUnchangedRowsScan(interrupt: false) }
         } else {
             try adoptUnchangedRows(.success(sqliteResult { () throws(SQLiteFailure) in try build(session.connection) { false } }), session: session)
         }
