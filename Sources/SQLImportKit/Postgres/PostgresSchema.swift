@@ -99,17 +99,15 @@ package struct PostgresSchema: Sendable {
         return (schema, String(name[name.index(after: dot)...]))
     }
 
-    /// What other relation (a view, a sequence, ...) `name` names where no table has it,
-    /// as `read(_:table:parsesSchema:)` resolves it, or nil: creating the table would fail
-    /// with "relation already exists".
+    /// What other relation (a view, a sequence, ...) has the name a table the run creates
+    /// would take, in the schema it would go to (`current_schema()` for a name without
+    /// one), or nil: creating the table would fail with "relation already exists".
     package static func otherRelation(_ connection: PostgresConnection, named name: String, parsesSchema: Bool = true) throws(PostgresError) -> String? {
         let (schema, table) = parsesSchema ? try qualified(connection, name) ?? (nil, name) : (nil, name)
         let found = try connection.query(
             """
             SELECT c.relkind::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-            WHERE c.relkind NOT IN ('r', 'p') AND (CASE WHEN $2::text IS NULL THEN n.nspname = ANY (current_schemas(false)) ELSE n.nspname = $2 END)
-              AND c.relname = $1
-            ORDER BY array_position(current_schemas(false), n.nspname) LIMIT 1
+            WHERE c.relkind NOT IN ('r', 'p') AND n.nspname = COALESCE($2::text, current_schema()) AND c.relname = $1
             """, [table, schema])
         guard let kind = found.first?[0] ?? nil else { return nil }
         let kinds = ["v": "view", "m": "materialized view", "f": "foreign table", "S": "sequence", "i": "index", "I": "index", "c": "composite type"]
