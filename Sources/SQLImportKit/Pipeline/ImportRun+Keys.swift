@@ -154,7 +154,7 @@ extension ImportRun {
         let names = target?.columns ?? []
         let values = names.map { name -> String in
             guard let position = shape.statement.columns.firstIndex(where: { $0.sqliteFolded == name.sqliteFolded }) else { return "absent" }
-            return session!.describe(batch.cell(row: row, column: shape.inputColumns[position]), batch)
+            return batch.describe(batch.cell(row: row, column: shape.inputColumns[position]))
         }
         return "(\(SQLIdentifier.quoteList(names))) = (\(values.joined(separator: ", ")))"
     }

@@ -251,7 +251,7 @@ extension ImportRun {
             }
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
             guard options.onError == .skip else {
-                let values = key.map { session?.describe(batch.cell(row: row, column: $0.input), batch) ?? "?" }
+                let values = key.map { batch.describe(batch.cell(row: row, column: $0.input)) }
                 throw MirrorError.restricted(
                     row: "(\(SQLIdentifier.quoteList(names))) = (\(values.joined(separator: ", "))) of the tombstone at \(position)", message: error.message ?? "\(error)")
             }

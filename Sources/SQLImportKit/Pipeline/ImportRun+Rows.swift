@@ -76,27 +76,27 @@ extension ImportRun {
             for row in rows {
                 if hasScope { collectScope(row: row, of: batch) }
                 if tombstoneInput != nil && isTombstone(row: row, of: batch) { plan.tombstones.insert(row - firstRow) }
+                // (Local functions: nothing is made per row unless a record is set aside.)
+                func position() -> SourcePosition { batch.position(row: row, inputName: inputName) }
+                func setAside(reason: String) throws {
+                    let at = position()
+                    try reject(RejectedRecord(
+                        input: at.input, line: at.line, byteOffset: at.byteOffset, reason: reason, record: batch.rawRecord(row: row)))
+                    plan.setAside.insert(row - firstRow)
+                }
                 if hasEnums {
                     do {
                         try checkEnumCases(row: row, of: batch, inputName: inputName)
                     } catch let error as NestedFieldError where options.onError == .skip {
-                        let position = batch.position(row: row, inputName: inputName)
-                        try reject(RejectedRecord(
-                            input: position.input, line: position.line, byteOffset: position.byteOffset, reason: error.description,
-                            record: batch.rawRecord(row: row)))
-                        plan.setAside.insert(row - firstRow)
+                        try setAside(reason: error.description)
                     }
                 }
                 let shape = session.shape(of: row, in: batch)
                 if shape.inputColumns.isEmpty {
                     // `{}`, or only fields no column takes: a bad record like any other
                     // under --on-error skip (it stopped the run, which committed nothing).
-                    let position = batch.position(row: row, inputName: inputName)
-                    guard options.onError == .skip else { throw ImportError.emptyRecord(position) }
-                    try reject(RejectedRecord(
-                        input: position.input, line: position.line, byteOffset: position.byteOffset,
-                        reason: "\(position): \(ImportError.emptyRecordReason)", record: batch.rawRecord(row: row)))
-                    plan.setAside.insert(row - firstRow)
+                    guard options.onError == .skip else { throw ImportError.emptyRecord(position()) }
+                    try setAside(reason: "\(position()): \(ImportError.emptyRecordReason)")
                     plan.shapes.append(shape)
                     plan.inside.append(true)
                     continue

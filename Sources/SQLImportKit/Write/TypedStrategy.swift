@@ -46,7 +46,7 @@ struct TypedStrategy: WriteStrategy {
         }
         guard strict else { return nil }
         let type = column.declaredType.uppercased()
-        let mismatch = WriteError.Reason.typeMismatch(column: column.name, expected: type, value: session.describe(cell, batch))
+        let mismatch = WriteError.Reason.typeMismatch(column: column.name, expected: type, value: batch.describe(cell))
         switch type {
         case "INT", "INTEGER":
             switch cell.kind {

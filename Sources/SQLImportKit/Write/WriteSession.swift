@@ -577,7 +577,7 @@ final class WriteSession {
     /// `("libraryID", "remoteID") = (1, "r1")`: `row`'s values in key `columns`.
     func describeKey(row: Int, of batch: RecordBatch, shape: RowShape, columns: [KeyColumn]) -> String {
         let names = columns.map { shape.statement.columns[$0.position] }
-        let values = columns.map { describe(batch.cell(row: row, column: shape.inputColumns[$0.position]), batch) }
+        let values = columns.map { batch.describe(batch.cell(row: row, column: shape.inputColumns[$0.position])) }
         return "(\(SQLIdentifier.quoteList(names))) = (\(values.joined(separator: ", ")))"
     }
 
@@ -591,7 +591,7 @@ final class WriteSession {
             if let inferredFrom = inferredTypes[column.sqliteFolded] {
                 return WriteError(
                     position: position,
-                    reason: .notTheInferredType(column: column, type: schema.columns[shape.tableColumns[refused]].declaredType, value: describe(cell, batch), sampleRows: inferredFrom))
+                    reason: .notTheInferredType(column: column, type: schema.columns[shape.tableColumns[refused]].declaredType, value: batch.describe(cell), sampleRows: inferredFrom))
             }
             let why: String
             switch failure.refusal {
@@ -615,7 +615,7 @@ final class WriteSession {
                     let cell = batch.cell(row: row, column: shape.inputColumns[index])
                     return WriteError(
                         position: position,
-                        reason: .notTheInferredType(column: column, type: schema.columns[shape.tableColumns[index]].declaredType, value: describe(cell, batch), sampleRows: inferredFrom))
+                        reason: .notTheInferredType(column: column, type: schema.columns[shape.tableColumns[index]].declaredType, value: batch.describe(cell), sampleRows: inferredFrom))
                 }
             }
         }
@@ -632,7 +632,7 @@ final class WriteSession {
             func describe(_ columns: [String]) -> String {
                 let values = columns.map { column -> String in
                     guard let position = shape.statement.columns.firstIndex(where: { $0.sqliteFolded == column.sqliteFolded }) else { return "?" }
-                    return self.describe(batch.cell(row: row, column: shape.inputColumns[position]), batch)
+                    return batch.describe(batch.cell(row: row, column: shape.inputColumns[position]))
                 }
                 return "(\(SQLIdentifier.quoteList(columns))) = (\(values.joined(separator: ", ")))"
             }
@@ -645,7 +645,7 @@ final class WriteSession {
         if failure.code == SQLITE_MISMATCH, let alias = schema.rowidAlias,
             let index = shape.statement.columns.firstIndex(where: { $0.sqliteFolded == alias.sqliteFolded })
         {
-            let value = describe(batch.cell(row: row, column: shape.inputColumns[index]), batch)
+            let value = batch.describe(batch.cell(row: row, column: shape.inputColumns[index]))
             return WriteError(
                 position: position,
                 reason: .sqlite(
@@ -657,7 +657,7 @@ final class WriteSession {
         var values: [(String, String)] = []
         for (position, column) in shape.statement.columns.enumerated()
         where failure.message.contains("\(schema.name).\(column)") {
-            values.append((column, describe(batch.cell(row: row, column: shape.inputColumns[position]), batch)))
+            values.append((column, batch.describe(batch.cell(row: row, column: shape.inputColumns[position]))))
         }
         if abortsOtherConflicts, failure.code & 0xFF == SQLITE_CONSTRAINT,
             failure.message.hasPrefix("UNIQUE constraint failed") || failure.message.hasPrefix("NOT NULL constraint failed")
@@ -672,14 +672,11 @@ final class WriteSession {
     /// a number's payload is no offset into the batch).
     private func plainText(_ cell: Cell, _ batch: RecordBatch) -> String {
         switch cell.kind {
-        case .integer, .real, .absent, .null: return describe(cell, batch)
+        case .integer, .real, .absent, .null: return batch.describe(cell)
         case .text, .untypedText, .json, .numberAsText: return batch.text(cell)
         }
     }
 
-    func describe(_ cell: Cell, _ batch: RecordBatch) -> String {
-        batch.describe(cell)
-    }
 
     /// Records that went through a statement and found their row or made one.
     var recordsThroughStatements: Int { inserted + counters.updated + counters.unchanged + counters.skipped }
