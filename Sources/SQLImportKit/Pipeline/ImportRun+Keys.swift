@@ -60,9 +60,7 @@ extension ImportRun {
                     isPrimaryKey: !primaryKey.isEmpty && Set(target.columns.map(\.sqliteFolded)) == primaryKey)
             case .skip:
                 plan.decisions[index] = .pass
-                try reject(RejectedRecord(
-                    input: position.input, line: position.line, byteOffset: position.byteOffset,
-                    reason: "\(position): the record's key \(why) (--null-key skip)", record: batch.rawRecord(row: row)))
+                try reject(RejectedRecord(row: row, of: batch, at: position, reason: "\(position): the record's key \(why) (--null-key skip)"))
             case .insert:
                 if firstNullKey == nil { firstNullKey = position }
             }

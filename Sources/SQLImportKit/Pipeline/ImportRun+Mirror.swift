@@ -257,8 +257,7 @@ extension ImportRun {
             }
             summary.counts.tombstones -= 1
             try reject(RejectedRecord(
-                input: position.input, line: position.line, byteOffset: position.byteOffset,
-                reason: "\(position): the tombstone's row cannot be deleted: \(error.message ?? "\(error)")", record: batch.rawRecord(row: row)))
+                row: row, of: batch, at: position, reason: "\(position): the tombstone's row cannot be deleted: \(error.message ?? "\(error)")"))
             return false
         }
         if db.changesCount > 0 {

@@ -79,9 +79,7 @@ extension ImportRun {
                 // (Local functions: nothing is made per row unless a record is set aside.)
                 func position() -> SourcePosition { batch.position(row: row, inputName: inputName) }
                 func setAside(reason: String) throws {
-                    let at = position()
-                    try reject(RejectedRecord(
-                        input: at.input, line: at.line, byteOffset: at.byteOffset, reason: reason, record: batch.rawRecord(row: row)))
+                    try reject(RejectedRecord(row: row, of: batch, at: position(), reason: reason))
                     plan.setAside.insert(row - firstRow)
                 }
                 if hasEnums {

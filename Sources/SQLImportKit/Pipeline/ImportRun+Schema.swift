@@ -467,9 +467,7 @@ extension ImportRun {
         if options.onError == .skip {
             session.onRecordFailure = { [unowned self] error, row, batch in
                 rowsRejectedWhileWriting.insert(row)
-                try reject(RejectedRecord(
-                    input: error.position.input, line: error.position.line, byteOffset: error.position.byteOffset,
-                    reason: error.description, record: batch.rawRecord(row: row)))
+                try reject(RejectedRecord(row: row, of: batch, at: error.position, reason: error.description))
             }
         }
         for (input, column) in tableColumnOfInput.enumerated() {

@@ -31,6 +31,11 @@ public struct RejectedRecord: Sendable, Codable {
         self.reason = reason
         self.record = record
     }
+
+    /// `row` of `batch`, set aside at `position` for `reason`.
+    init(row: Int, of batch: RecordBatch, at position: SourcePosition, reason: String) {
+        self.init(input: position.input, line: position.line, byteOffset: position.byteOffset, reason: reason, record: batch.rawRecord(row: row))
+    }
 }
 
 /// Appends rejected records to `--rejects FILE`, one JSON object per line.

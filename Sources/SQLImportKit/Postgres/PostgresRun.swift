@@ -54,6 +54,9 @@ final class PostgresRun {
     var newerFieldChecked = false
     /// Records whose order shows applied before an earlier one of another shape (`write`).
     var recordsAppliedWithTheirShape = 0
+    /// The current batch's records with no field the table can store, set aside
+    /// (`setAsideEmptyRecords`).
+    var emptyRows = Set<Int>()
     /// Whether the order of writes shows in the table, and why (`orderOfWritesShows`);
     /// `columns`: where only records writing these columns keep their order (nil: all).
     var orderOfWrites: (reason: String?, columns: Set<String>?)?
@@ -288,17 +291,33 @@ final class PostgresRun {
         if first > 0 { try write(rows: Array(0 ..< first), of: batch, meetingKeysOnly: true) }
         // Records set aside while writing are rejects, not committed records (`--resume`).
         let rejectedBeforeWriting = summary.counts.rejected
+        try setAsideEmptyRecords(of: batch, from: first)
         try writeIsolatingRefusals(batch, from: first) { row, refusal in
             let position = batch.position(row: row, inputName: inputNames[batch.inputIndex])
             var refusal = refusal
             refusal.position = position
             guard options.onError == .skip else { throw refusal }
-            try reject(RejectedRecord(
-                input: position.input, line: position.line, byteOffset: position.byteOffset, reason: refusal.description,
-                record: batch.rawRecord(row: row)))
+            try reject(RejectedRecord(row: row, of: batch, at: position, reason: refusal.description))
         }
         try afterWriting(batch, rows: batch.rowCount - first - (summary.counts.rejected - rejectedBeforeWriting))
         report(.writing)
+    }
+
+    /// Records with no field the table can store (`{}`, or only fields no column takes,
+    /// which --ignore-unknown drops) are bad records, as on SQLite: set aside under
+    /// --on-error skip (`emptyRows`, which `write(rows:of:)` passes over), else the run's
+    /// error. Without --upsert their INSERT named no column, a syntax error (exit 64);
+    /// with --null-key insert they were inserted as rows of defaults.
+    private func setAsideEmptyRecords(of batch: RecordBatch, from first: Int) throws {
+        emptyRows.removeAll(keepingCapacity: true)
+        for row in first ..< batch.rowCount {
+            let width = min(batch.rowEnd(row) - batch.rowStarts[row], columnOfField.count)
+            if (0 ..< width).contains(where: { columnOfField[$0] != nil && batch.cell(row: row, column: $0).kind != .absent }) { continue }
+            let position = batch.position(row: row, inputName: inputNames[batch.inputIndex])
+            guard options.onError == .skip else { throw ImportError.emptyRecord(position) }
+            try reject(RejectedRecord(row: row, of: batch, at: position, reason: "\(position): \(ImportError.emptyRecordReason)"))
+            emptyRows.insert(row)
+        }
     }
 
     // MARK: - Refused records
@@ -430,6 +449,7 @@ final class PostgresRun {
     /// rows' keys are only added to the keys the run has met (records an interrupted
     /// run committed, which `--resume` passes over), and nothing is counted or written.
     private func write(rows selected: [Int], of batch: RecordBatch, meetingKeysOnly: Bool = false) throws {
+        let selected = emptyRows.isEmpty || meetingKeysOnly ? selected : selected.filter { !emptyRows.contains($0) }
         guard !selected.isEmpty else { return }
         // The key columns' fields (a missing one is NULL): the target's in every record's
         // shape, so that a record without one takes the NULL-key route; the primary key's
@@ -805,8 +825,7 @@ final class PostgresRun {
         for (sequence, why) in setAside {
             let position = position(ofSequence: sequence, first: first, rows: rows, batch: batch)
             pendingRejects.append(RejectedRecord(
-                input: position.input, line: position.line, byteOffset: position.byteOffset,
-                reason: "\(position): the record's key \(why) (--null-key skip)", record: batch.rawRecord(row: rows[Int(sequence - first)])))
+                row: rows[Int(sequence - first)], of: batch, at: position, reason: "\(position): the record's key \(why) (--null-key skip)"))
         }
     }
 
