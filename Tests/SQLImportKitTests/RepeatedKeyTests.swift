@@ -70,6 +70,17 @@ import Testing
         }
     }
 
+    /// The warning names the first repeat's key; when a later tombstone deleted its row,
+    /// it says so (it printed `("k") = (?)`).
+    @Test func theRepeatWarningNamesTheKeyOrSaysItsRowWasDeleted() throws {
+        let work = try Workspace("CREATE TABLE t (k TEXT PRIMARY KEY, v INTEGER);")
+        defer { work.cleanUp() }
+        let kept = try work.run([#"{"k":"a","v":1}"#, #"{"k":"a","v":2}"#], ["--upsert", "k"])
+        #expect(kept.stderr.contains(#"(first: a record repeats ("k") = ("a"))"#), "\(kept.stderr)")
+        let deleted = try work.run([#"{"k":"b","v":1}"#, #"{"k":"b","v":2}"#, #"{"k":"b","gone":true}"#], ["--upsert", "k", "--tombstone", "gone"])
+        #expect(deleted.status == 0 && deleted.stderr.contains(#"(first: a record repeats ("k"), whose row a later tombstone deleted)"#), "\(deleted.stderr)")
+    }
+
     /// Removing a key from the ledger's open addressing keeps every other key findable,
     /// across a cluster of one home slot and around the end of the table.
     @Test func aKeyRemovedFromTheLedgerLeavesTheOthersFindable() {

@@ -350,7 +350,9 @@ final class ImportRun {
         if firstDuplicate == nil, let session, let rowid = session.counters.firstDuplicateRowid, let rowidName = session.rowidName, let target {
             let key = try? Row.fetchOne(
                 db, sql: "SELECT \(SQLIdentifier.quoteList(target.columns)) FROM \(SQLIdentifier.quote(table)) WHERE \(rowidName) = ?", arguments: [rowid])
-            firstDuplicate = "a record repeats (\(SQLIdentifier.quoteList(target.columns))) = (\(key.map { $0.databaseValues.map(\.description).joined(separator: ", ") } ?? "?"))"
+            // (No row: a later tombstone deleted it, and with it the key's values.)
+            firstDuplicate = "a record repeats (\(SQLIdentifier.quoteList(target.columns)))"
+                + (key.map { " = (" + $0.databaseValues.map(\.description).joined(separator: ", ") + ")" } ?? ", whose row a later tombstone deleted")
         }
         if summary.counts.duplicateKeys > 0, let firstDuplicate {
             summary.warnings.append(
