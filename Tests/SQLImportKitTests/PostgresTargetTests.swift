@@ -216,6 +216,48 @@ import Testing
         #expect(try PostgresServer.query(url, "SELECT sku, price, code FROM p ORDER BY sku").trimmingCharacters(in: .newlines) == "flag||\nok|1.23|ab\nok2|19.99|abc")
     }
 
+    /// A time with a zone into a column `without time zone`, or a timestamp into a `date`,
+    /// lost the zone or the time of day without a word: `10:00+05:30` and `10:00-08:00`
+    /// became one key, one row (a helper's differential test). Refused, naming why; a UTC
+    /// zone, midnight, the meridiem and the era pass.
+    @Test func aZoneOrATimeOfDayTheColumnWouldDropIsRefused() throws {
+        let url = try PostgresServer.database(
+            schema: Self.schemaName(#function), setUp: "CREATE TABLE ev (k text PRIMARY KEY, at timestamp(3), d date, tm time, tz timestamptz);")
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let lines = [
+            #"{"k":"ok","at":"2026-11-20T10:00:00Z","d":"2026-11-20","tm":"10:00:00","tz":"2026-11-20T10:00:00+05:30"}"#,
+            #"{"k":"ok2","at":"2026-11-20 10:00:00.5+00:00","d":"2026-11-20T00:00:00","tm":"10:00 PM"}"#,
+            #"{"k":"ok3","at":"2026-11-20 10:00:00 BC","d":"2026-11-20 00:00:00 UTC","tm":"allballs"}"#,
+            #"{"k":"offset","at":"2026-11-20T10:00:00+05:30"}"#,
+            #"{"k":"named","at":"2026-11-20 10:00 America/New_York"}"#,
+            #"{"k":"compact","at":"20261120T100000-0800"}"#,
+            #"{"k":"time of day","d":"2026-11-20T01:00:00"}"#,
+            #"{"k":"time","tm":"10:00:00+05"}"#,
+            #"{"k":"midnight elsewhere","d":"2026-11-20T00:00:00+05:30"}"#,
+        ]
+        TestSupport.write(lines.joined(separator: "\n") + "\n", to: directory.appendingPathComponent("ev.jsonl"))
+        let run = try TestSupport.run(["ev.jsonl", "--db", url, "--table", "ev", "--upsert", "k", "--on-error", "skip", "--rejects", "bad.jsonl"], in: directory)
+        #expect(run.status == 2, "\(run.stderr)")
+        let rejects = try String(contentsOf: directory.appendingPathComponent("bad.jsonl"), encoding: .utf8)
+        for why in [
+            #"ev.jsonl:4 (byte 282): PostgreSQL refused the record: field \"at\" = 2026-11-20T10:00:00+05:30 has the time zone +05:30, which this timestamp(3) without time zone column would drop (times of other zones would compare as if in one); convert the times to UTC in the input, or declare the column timestamp(3) with time zone"#,
+            "has the time zone America/New_York", "has the time zone -0800",
+            #"ev.jsonl:7 (byte 429): PostgreSQL refused the record: field \"d\" = 2026-11-20T01:00:00 has a time of day (or a zone other than UTC), which this date column would drop; give the date alone in the input, or declare the column timestamp"#,
+            #"field \"tm\" = 10:00:00+05 has the time zone +05, which this time without time zone column would drop"#,
+            #"field \"d\" = 2026-11-20T00:00:00+05:30 has a time of day"#,
+        ] {
+            #expect(rejects.contains(why), "\(why)\n\(rejects)")
+        }
+        #expect(rejects.split(separator: "\n").count == 6)
+        #expect(try PostgresServer.query(url, "SELECT k, at, d, tm FROM ev ORDER BY k") == """
+            ok|2026-11-20 10:00:00|2026-11-20|10:00:00
+            ok2|2026-11-20 10:00:00.5|2026-11-20|22:00:00
+            ok3|2026-11-20 10:00:00 BC|2026-11-20|00:00:00
+
+            """)
+    }
+
     /// A field for an identity GENERATED ALWAYS or a generated column is refused before
     /// any record, naming it and --ignore-unknown, as SQLite's generated columns are (the
     /// server refused the first record that gave it: exit 64, no line, and under

@@ -121,10 +121,14 @@ enum PostgresValueCheck {
     }
 }
 
-/// What a column's declared size would cut from a value without a word, refused like the
-/// numbers above: PostgreSQL rounds a `numeric(p,s)` to `s` places and a `timestamp(p)` to
-/// `p` digits of a second, and cuts a `varchar(n)` value's trailing spaces past `n`
-/// characters (the SQL standard's rule) — two keys that differ there become one row.
+/// What a column's declared size or type would cut from a value without a word, refused
+/// like the numbers above: PostgreSQL rounds a `numeric(p,s)` to `s` places and a
+/// `timestamp(p)` to `p` digits of a second, cuts a `varchar(n)` value's trailing spaces
+/// past `n` characters (the SQL standard's rule), drops the zone of a time given to a
+/// column `without time zone` (`10:00+05:30` and `10:00-08:00` are both 10:00) and the
+/// time of day of a timestamp given to a `date` — two keys that differ there become one
+/// row. (A zone of offset zero, `Z`, `+00:00` or `UTC`, is kept: the column's times are
+/// then those of UTC, and nothing is lost.)
 /// (`char(n)` ignores trailing spaces in comparisons and pads: nothing is lost.) A longer value of other characters, or more integer digits than `p - s`, the
 /// server refuses itself.
 extension PostgresValueCheck {
@@ -132,10 +136,12 @@ extension PostgresValueCheck {
         case none
         case scale(Int)
         case characters(Int)
-        case fractionalSeconds(Int)
+        /// Digits of a second, and whether the column keeps a value's zone.
+        case time(precision: Int, keepsZone: Bool)
+        case date
 
         /// From `format_type`: `numeric(6,2)`, `character varying(3)`, `character(3)`,
-        /// `timestamp(0) with time zone`, `time without time zone` (6 digits).
+        /// `timestamp(0) with time zone`, `time without time zone` (6 digits), `date`.
         init(type: String) {
             func modifiers(after prefix: String) -> [Int]? {
                 guard type.hasPrefix(prefix + "("), let close = type.firstIndex(of: ")") else { return nil }
@@ -149,9 +155,11 @@ extension PostgresValueCheck {
                 // (Not `character(n)`: its trailing spaces carry no meaning, `'ab' = 'ab '`.)
                 self = .characters(numbers[0])
             } else if let numbers = modifiers(after: "timestamp") ?? modifiers(after: "time"), numbers.count == 1 {
-                self = .fractionalSeconds(numbers[0])
+                self = .time(precision: numbers[0], keepsZone: !type.hasSuffix("without time zone"))
             } else if type.hasPrefix("timestamp ") || type.hasPrefix("time ") {
-                self = .fractionalSeconds(6)
+                self = .time(precision: 6, keepsZone: !type.hasSuffix("without time zone"))
+            } else if type == "date" {
+                self = .date
             } else {
                 self = .none
             }
@@ -186,13 +194,62 @@ extension PostgresValueCheck {
                 guard characters > limit, text.suffix(characters - limit).allSatisfy({ $0 == 0x20 }) else { return nil }
                 return "has \(characters) characters, and this \(type) column would cut its trailing spaces to fit \(limit); trim them in the input, or widen the column"
             }
-        case .fractionalSeconds(let precision):
+        case .time(let precision, let keepsZone):
             guard cell.kind == .text || cell.kind == .untypedText else { return nil }
             return text { text in
-                guard let digits = fractionalSecondDigits(text), digits > precision else { return nil }
-                return "has fractional seconds to \(digits) digits, and this \(type) column would round them to \(precision); round them in the input, or give the column more precision"
+                if let digits = fractionalSecondDigits(text), digits > precision {
+                    return "has fractional seconds to \(digits) digits, and this \(type) column would round them to \(precision); round them in the input, or give the column more precision"
+                }
+                guard !keepsZone, let zone = timeOfDay(text)?.zone, !isUTC(zone) else { return nil }
+                return "has the time zone \(String(decoding: zone, as: UTF8.self)), which this \(type) column would drop (times of other zones would compare as if in one); convert the times to UTC in the input, or declare the column \(type.replacingOccurrences(of: "without time zone", with: "with time zone"))"
+            }
+        case .date:
+            guard cell.kind == .text || cell.kind == .untypedText else { return nil }
+            return text { text in
+                guard let time = timeOfDay(text) else { return nil }
+                let midnight = time.time.allSatisfy { $0 &- UInt8(ascii: "1") >= 9 }  // no digit but 0
+                guard !midnight || time.zone.map({ !isUTC($0) }) == true else { return nil }
+                return "has a time of day (or a zone other than UTC), which this date column would drop; give the date alone in the input, or declare the column timestamp"
             }
         }
+    }
+
+    /// The first time of day in a date or time's text (`10:00:00.5`, or ISO 8601's compact
+    /// `T100000`), and the zone after it (`+05:30`, `Z`, `UTC`, `America/New_York`), if
+    /// any; nil without a time. `AM`, `PM`, `AD` and `BC` are no zone, nor is a year.
+    static func timeOfDay(_ text: UnsafeRawBufferPointer) -> (time: UnsafeRawBufferPointer.SubSequence, zone: UnsafeRawBufferPointer.SubSequence?)? {
+        func isDigit(_ index: Int) -> Bool { index >= 0 && index < text.count && text[index] &- UInt8(ascii: "0") < 10 }
+        var start: Int?
+        for index in 1 ..< max(text.count, 1) {
+            if text[index] == UInt8(ascii: ":"), isDigit(index - 1), isDigit(index + 1), isDigit(index + 2) {
+                var first = index - 1
+                while isDigit(first - 1) { first -= 1 }
+                start = first
+                break
+            }
+            if text[index] | 0x20 == UInt8(ascii: "t"), isDigit(index - 1), isDigit(index + 1), isDigit(index + 2) {
+                start = index + 1
+                break
+            }
+        }
+        guard let start else { return nil }
+        var end = start
+        while end < text.count, isDigit(end) || text[end] == UInt8(ascii: ":") || text[end] == UInt8(ascii: ".") || text[end] == UInt8(ascii: ",") { end += 1 }
+        // The rest's words, but for the meridiem and the era.
+        var words = text[end...].split(separator: 0x20)
+        words.removeAll { word in
+            ["AM", "PM", "AD", "BC"].contains { $0.utf8.elementsEqual(word.map { $0 & ~0x20 }) }
+        }
+        guard let first = words.first, !isDigit(first.startIndex) else { return (text[start ..< end], nil) }
+        return (text[start ..< end], text[first.startIndex ..< words.last!.endIndex])
+    }
+
+    /// Whether a zone is UTC: `Z`, `UTC`, `GMT`, or an offset of zero (`+00`, `-00:00`).
+    static func isUTC(_ zone: UnsafeRawBufferPointer.SubSequence) -> Bool {
+        let upper = zone.map { $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z") ? $0 - 0x20 : $0 }
+        if ["Z", "UTC", "GMT", "UT", "ZULU"].contains(where: { $0.utf8.elementsEqual(upper) }) { return true }
+        guard let sign = upper.first, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-"), upper.count > 1 else { return false }
+        return upper.dropFirst().allSatisfy { $0 == UInt8(ascii: "0") || $0 == UInt8(ascii: ":") }
     }
 
     /// The decimal places a number needs (`1.2300` 2, `1.5e-3` 4, `12e2` 0), or nil when
