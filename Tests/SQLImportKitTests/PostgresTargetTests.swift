@@ -1086,8 +1086,9 @@ import Testing
           ('a', 1, 9223372036854775807, 123456789012345678901234567890, 0.1, true, '{"k": [1, "x", null]}', '2026-11-25 10:00:00', 'plain'),
           ('b', -2, -9223372036854775808, -0.5, 1e308, false, '[]', NULL, 'quote " comma , newline
         tab	end'),
-          ('c', NULL, NULL, NULL, 'Infinity', NULL, NULL, NULL, ''),
-          ('d', 0, 0, 12345.678901, -0.000001, true, '"text"', '1999-12-31 23:59:59.5', 'üñí ✓');
+          ('c', NULL, NULL, 'Infinity', 'Infinity', NULL, NULL, NULL, ''),
+          ('d', 0, 0, 12345.678901, -0.000001, true, '"text"', '1999-12-31 23:59:59.5', 'üñí ✓'),
+          ('e', NULL, NULL, '-Infinity', '-0', NULL, NULL, NULL, 'negative zero');
         CREATE TABLE copied (LIKE things INCLUDING ALL);
         """
 
@@ -2357,19 +2358,24 @@ import Testing
         // The table by name, to standard output.
         let byName = try TestSupport.run(["export", "things", "--db", url, "--format", "jsonl"], in: directory)
         #expect(byName.status == 0, "\(byName.stderr)")
-        #expect(byName.stdout.split(separator: "\n").count == 4)
+        #expect(byName.stdout.split(separator: "\n").count == 5)
         // JSON Lines back into a table of the same shape: the same rows.
         let back = try TestSupport.run(["things.jsonl", "--db", url, "--table", "copied", "--upsert", "id"], in: directory)
         #expect(back.status == 0, "\(back.stderr)")
         let compare = "SELECT count(*) FROM (SELECT * FROM things EXCEPT SELECT * FROM copied) AS d"
         #expect(try PostgresServer.query(url, compare) == "0\n")
-        #expect(try PostgresServer.query(url, "SELECT count(*) FROM copied") == "4\n")
+        #expect(try PostgresServer.query(url, "SELECT count(*) FROM copied") == "5\n")
+        // As text: a float's -0 equals 0, and numeric's infinity came back as 10^999 (a
+        // helper's round trip).
+        let asText = "SELECT id, num::text, f::text FROM copied ORDER BY id"
+        #expect(try PostgresServer.query(url, asText) == (try PostgresServer.query(url, asText.replacingOccurrences(of: "copied", with: "things"))))
+        #expect(try PostgresServer.query(url, "SELECT num::text, f::text FROM copied WHERE id IN ('c', 'e') ORDER BY id") == "Infinity|Infinity\n-Infinity|-0\n")
         // --param binds :name as a value, never as SQL: a quote in it is data.
         let since = try TestSupport.run(
             ["export", "--db", url, "--format", "csv", "--query", "SELECT id, ':n' AS label FROM things WHERE id >= :from AND t <> :not ORDER BY id",
              "--param", "from=b", "--param", "not=x' OR '1'='1"], in: directory)
         #expect(since.status == 0, "\(since.stderr)")
-        #expect(since.stdout == "id,label\nb,:n\nc,:n\nd,:n\n", "\(since.stdout)")
+        #expect(since.stdout == "id,label\nb,:n\nc,:n\nd,:n\ne,:n\n", "\(since.stdout)")
         let unbound = try TestSupport.run(["export", "--db", url, "--query", "SELECT * FROM things WHERE id >= :from", "--param", "to=b"], in: directory)
         #expect(unbound.status == 64, "\(unbound.status) \(unbound.stderr)")
         #expect(unbound.stderr.contains("--query has :from, and no --param binds it; pass --param from=VALUE"), "\(unbound.stderr)")

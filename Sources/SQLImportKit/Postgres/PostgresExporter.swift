@@ -10,8 +10,8 @@ import Foundation
 ///
 /// | PostgreSQL | JSON | CSV/TSV |
 /// |---|---|---|
-/// | `smallint`, `integer`, `bigint`, `numeric` | the number's digits, exactly | the digits |
-/// | `real`, `double precision` | PostgreSQL's shortest round-tripping text; infinities `1e999` | the same |
+/// | `smallint`, `integer`, `bigint`, `numeric` | the number's digits, exactly; infinities `1e999` | the same |
+/// | `real`, `double precision` | PostgreSQL's shortest round-tripping text; infinities `1e999`; `-0.0` | the same; `-0` |
 /// | `boolean` | `true` / `false` | `true` / `false` |
 /// | `json`, `jsonb` | the JSON itself, nested | its text |
 /// | anything else (text, timestamps, uuid, ...) | a string of PostgreSQL's text | the text |
@@ -175,17 +175,20 @@ public final class PostgresExporter {
         static let infinity = Array("1e999".utf8)
         static let minusInfinity = Array("-1e999".utf8)
         static let nanString = Array("\"NaN\"".utf8)
+        static let minusZero = Array("-0.0".utf8)
     }
 
     /// Calls `body` with a number's text as PostgreSQL wrote it (exact digits, shortest
-    /// floats), or its infinities as `1e999` and `-1e999`, and NaN as a string in JSON.
+    /// floats), or its infinities as `1e999` and `-1e999`, and NaN as a string in JSON; a
+    /// float's negative zero as `-0.0` in JSON, where `-0` reads back as the integer 0.
     private static func withNumber(_ text: UnsafeRawBufferPointer, json: Bool, _ body: (UnsafeRawBufferPointer) -> Void) {
-        // Only `Infinity`, `-Infinity` and `NaN` are not already the number.
+        // Only `Infinity`, `-Infinity`, `NaN` and `-0` are not already the number.
         if text.last == UInt8(ascii: "y") || text.last == UInt8(ascii: "N") {
             if text.elementsEqual("Infinity".utf8) { return Spelling.infinity.withUnsafeBytes(body) }
             if text.elementsEqual("-Infinity".utf8) { return Spelling.minusInfinity.withUnsafeBytes(body) }
             if json && text.elementsEqual("NaN".utf8) { return Spelling.nanString.withUnsafeBytes(body) }
         }
+        if json && text.count == 2 && text.elementsEqual("-0".utf8) { return Spelling.minusZero.withUnsafeBytes(body) }
         body(text)
     }
 }

@@ -935,13 +935,14 @@ final class PostgresRun {
         firstSequence = sequence
         // A JSON string into a json/jsonb column is that JSON string, quoted (nested JSON
         // is already JSON text; CSV text is JSON as written). `±1e999` (export's spelling
-        // of infinity) into a float column is an infinity, as SQLite stores it; other
-        // numbers such a column would change are refused (`PostgresValueCheck`).
+        // of infinity) into a float or `numeric` column is an infinity, as SQLite stores
+        // it (`numeric` read it as 10^999, and an exported infinity came back finite);
+        // other numbers such a column would change are refused (`PostgresValueCheck`).
         let types = fields.map { schema.column(named: columnOfField[$0]!)?.type ?? "" }
         let isJSON = types.map { $0 == "json" || $0 == "jsonb" }
         let families = types.map(PostgresValueCheck.Family.init(type:))
         let limits = types.map(PostgresValueCheck.Limit.init(type:))
-        let isFloat = families.map { $0 == .double || $0 == .float }
+        let holdsInfinity = families.map { $0 == .double || $0 == .float || $0 == .numeric }
         let inferred = fields.map { inferredKinds[columnOfField[$0]!.sqliteFolded] ?? .text }
         var quoted: [UInt8] = []
         try batch.bytes.withUnsafeBufferPointer { buffer in
@@ -982,7 +983,7 @@ final class PostgresRun {
                             message: "field \(SQLIdentifier.quote(fieldNames[field])) = \(value) \(why)",
                             position: batch.position(row: row, inputName: inputNames[batch.inputIndex]))
                     }
-                    if isFloat[position], cell.kind == .text || cell.kind == .untypedText || cell.kind == .real,
+                    if holdsInfinity[position], cell.kind == .text || cell.kind == .untypedText || cell.kind == .real,
                         cell.kind == .real ? cell.doubleValue.isInfinite
                             : NumberText.isInfinitySpelling(UnsafeRawBufferPointer(start: bytes + Int(cell.payload), count: Int(cell.length)))
                     {
