@@ -603,6 +603,30 @@ import Testing
         ])
     }
 
+    /// An export's BLOB column imported into a new table is a BLOB column of the same
+    /// bytes: every value a marker made it TEXT, holding the markers' text (a helper's
+    /// round trip). A column where a marker is one value among others stays TEXT.
+    @Test(arguments: ["jsonl", "csv"])
+    func blobMarkersMakeANewTablesColumnBLOB(_ format: String) throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let database = try Self.makeDatabase(in: directory, schema: """
+            CREATE TABLE files (name TEXT PRIMARY KEY, data BLOB, note ANY) STRICT;
+            INSERT INTO files VALUES ('a', x'000102', x'ff'), ('b', x'', 'plain'), ('c', NULL, NULL);
+            """)
+        let export = try TestSupport.run(["export", "files", "--db", "app.db", "-o", "files.\(format)"], in: directory)
+        #expect(export.status == 0, "\(export.stderr)")
+        let back = try TestSupport.run(["files.\(format)", "--db", "new.db", "--upsert", "name"], in: directory)
+        #expect(back.status == 0, "\(back.stderr)")
+        let query = "SELECT name, typeof(data), hex(data) FROM files ORDER BY name"
+        let new = directory.appendingPathComponent("new.db").path
+        let rows = try DatabaseQueue(path: new).read { try Row.fetchAll($0, sql: query).map { Array($0.databaseValues.map(\.description)) } }
+        #expect(rows == (try DatabaseQueue(path: database).read { try Row.fetchAll($0, sql: query).map { Array($0.databaseValues.map(\.description)) } }))
+        #expect(rows.map { $0[1] } == ["\"blob\"", "\"blob\"", "\"null\""], "\(rows)")
+        let types = try DatabaseQueue(path: new).read { try String.fetchAll($0, sql: "SELECT type FROM pragma_table_info('files') ORDER BY cid") }
+        #expect(types == ["TEXT", "BLOB", "TEXT"])
+    }
+
     // MARK: - How an export ends
 
     @Test func aClosedPipeEndsTheExportCleanlyWithStatusZero() throws {

@@ -353,6 +353,36 @@ import Testing
         #expect(try TestSupport.runShell("sqlite3 app.db 'SELECT u, v FROM t ORDER BY u'", in: directory).stdout == "a|1\nb|2\n")
     }
 
+    /// A BLOB marker (as export writes a BLOB) into a `bytea` column is its bytes, as into
+    /// SQLite's BLOB column, and a new table's column of markers is `bytea`: PostgreSQL
+    /// stored the marker's text as the bytes (a helper's round trip of a SQLite export).
+    @Test func blobMarkersAreBytesInAByteaColumn() throws {
+        let url = try PostgresServer.database(schema: Self.schemaName(#function), setUp: "CREATE TABLE files (name text PRIMARY KEY, data bytea);")
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let markers = [#"{"name":"a","data":{"$base64":"AAEC"}}"#, #"{"name":"b","data":{"$base64":""}}"#, #"{"name":"d","data":null}"#]
+        TestSupport.write((markers + [#"{"name":"c","data":{"$base64":"bad!"}}"#]).joined(separator: "\n") + "\n", to: directory.appendingPathComponent("files.jsonl"))
+        TestSupport.write("name,data\ne,base64:/+8=\nf,plain\n", to: directory.appendingPathComponent("files.csv"))
+        for input in ["files.jsonl", "files.csv"] {
+            let run = try TestSupport.run([input, "--db", url, "--table", "files", "--upsert", "name"], in: directory)
+            #expect(run.status == 0, "\(input): \(run.stderr)")
+        }
+        // (An invalid marker stays what it was read as, as on SQLite.)
+        #expect(try PostgresServer.query(url, "SELECT name, encode(data, 'hex') FROM files ORDER BY name") == """
+            a|000102
+            b|
+            c|7b2224626173653634223a2262616421227d
+            d|
+            e|ffef
+            f|706c61696e
+
+            """)
+        TestSupport.write(markers.joined(separator: "\n") + "\n", to: directory.appendingPathComponent("fresh.jsonl"))
+        let fresh = try TestSupport.run(["fresh.jsonl", "--db", url, "--upsert", "name"], in: directory)
+        #expect(fresh.status == 0, "\(fresh.stderr)")
+        #expect(try PostgresServer.query(url, "SELECT pg_typeof(data), encode(data, 'hex') FROM fresh ORDER BY name") == "bytea|000102\nbytea|\nbytea|\n")
+    }
+
     @Test func aValueTheColumnRefusesNamesTheLineAndTheFieldAndCommitsNothing() throws {
         let url = try PostgresServer.database(schema: Self.schemaName(#function), setUp: Self.itemsSchema)
         let directory = TestSupport.temporaryDirectory()

@@ -943,6 +943,7 @@ final class PostgresRun {
         let families = types.map(PostgresValueCheck.Family.init(type:))
         let limits = types.map(PostgresValueCheck.Limit.init(type:))
         let holdsInfinity = families.map { $0 == .double || $0 == .float || $0 == .numeric }
+        let isBytea = types.map { $0 == "bytea" }
         let inferred = fields.map { inferredKinds[columnOfField[$0]!.sqliteFolded] ?? .text }
         var quoted: [UInt8] = []
         try batch.bytes.withUnsafeBufferPointer { buffer in
@@ -959,6 +960,16 @@ final class PostgresRun {
                 for (position, field) in fields.enumerated() {
                     if rounds != nil || position > 0 { out.append(0x09) }
                     let cell = field < width ? batch.cell(row: row, column: field) : .absent
+                    // A BLOB marker (`{"$base64":...}`, CSV's `base64:...`), as export
+                    // writes a BLOB, into a `bytea` column is its bytes, as into SQLite's
+                    // BLOB column: PostgreSQL stored the marker's text as bytes.
+                    if isBytea[position], cell.kind == .json || cell.kind == .untypedText,
+                        let blob = (cell.kind == .json ? BlobMarker.decodeJSON : BlobMarker.decodeText)(
+                            UnsafeRawBufferPointer(start: bytes + Int(cell.payload), count: Int(cell.length)))
+                    {
+                        Self.appendByteaHex(blob, to: &out)
+                        continue
+                    }
                     if cell.kind == .text && isJSON[position] {
                         quoted.removeAll(keepingCapacity: true)
                         _ = JSONRowEncoder.appendString(UnsafeRawBufferPointer(start: bytes + Int(cell.payload), count: Int(cell.length)), to: &quoted)
@@ -1026,6 +1037,17 @@ final class PostgresRun {
             }
         }
         out.withUnsafeBytes(send)
+    }
+
+    /// `bytes` as a `bytea` in COPY's text format: `\\x` and two hex digits a byte.
+    static func appendByteaHex(_ bytes: [UInt8], to out: inout [UInt8]) {
+        let digits = Array("0123456789abcdef".utf8)
+        out.reserveCapacity(out.count + 3 + bytes.count * 2)
+        out.append(contentsOf: [0x5C, 0x5C, UInt8(ascii: "x")])
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0F)])
+        }
     }
 
     /// `text` in COPY's text format: backslash, tab, newline and carriage return escaped.

@@ -144,6 +144,7 @@ extension PostgresRun {
         switch tracker.declaredType {
         case "INTEGER": return "bigint"
         case "REAL": return "double precision"
+        case "BLOB": return "bytea"
         default: return allJSON && tracker.declaredType != "ANY" ? "jsonb" : "text"
         }
     }

@@ -7,6 +7,9 @@
 ///   Int64, REAL when it is a decimal number, else TEXT. `007` is TEXT, so it stays `007`.
 /// - Numbers kept as text (beyond Int64), nested JSON and strings: TEXT.
 /// - A column with only NULLs in the sample: ANY, which stores later values as they come.
+/// - A column whose every value is a BLOB marker (`{"$base64":...}`, CSV's `base64:...`,
+///   as export writes a BLOB): BLOB, so that an export imported into a new table keeps
+///   its bytes (it made TEXT, and the bytes became the marker's text).
 struct TypeTracker {
     enum Inferred: Int, Comparable {
         case unknown, integer, real, text
@@ -24,9 +27,20 @@ struct TypeTracker {
     /// An integer that a Double does not hold (past 2^53, or `9007199254740993.0`) was
     /// seen: REAL would refuse it, so a column that also holds reals is TEXT.
     private var sawInexactInteger = false
+    /// Values seen that are BLOB markers, and that are not.
+    private var sawBlobMarker = false
+    private var sawOtherValue = false
 
     mutating func observe(_ cell: Cell, bytes: UnsafeBufferPointer<UInt8>) {
         guard let kind = Self.kind(of: cell, bytes: bytes.baseAddress) else { return }
+        if !sawOtherValue {
+            let text = Self.text(of: cell, bytes: bytes.baseAddress)
+            switch cell.kind {
+            case .json where BlobMarker.decodeJSON(text) != nil: sawBlobMarker = true
+            case .untypedText where BlobMarker.decodeText(text) != nil: sawBlobMarker = true
+            default: sawOtherValue = true
+            }
+        }
         switch cell.kind {
         case .integer:
             if !NumberText.isExactDouble(cell.payload) { sawInexactInteger = true }
@@ -120,6 +134,7 @@ struct TypeTracker {
     }
 
     var declaredType: String {
+        if sawBlobMarker && !sawOtherValue { return "BLOB" }
         switch inferred {
         case .unknown: return "ANY"
         case .integer: return "INTEGER"
