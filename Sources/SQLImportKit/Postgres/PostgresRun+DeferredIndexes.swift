@@ -112,7 +112,7 @@ extension PostgresRun {
         try connection.execute("SAVEPOINT sqlimport_defer")
         do {
             try connection.execute("LOCK TABLE ONLY \(schema.qualifiedName) IN ACCESS EXCLUSIVE MODE NOWAIT")
-            guard try connection.query("SELECT NOT EXISTS (SELECT FROM \(schema.qualifiedName))").first?[0] == "t" else {
+            guard try connection.query("SELECT NOT EXISTS (SELECT FROM \(schema.ownRows))").first?[0] == "t" else {
                 try connection.execute("ROLLBACK TO SAVEPOINT sqlimport_defer")
                 try connection.execute("RELEASE SAVEPOINT sqlimport_defer")
                 insertsOnly = false

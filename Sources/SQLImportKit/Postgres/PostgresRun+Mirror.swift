@@ -34,8 +34,8 @@ extension PostgresRun {
         let lifetime = options.commitEvery == nil ? "ON COMMIT DROP" : "ON COMMIT PRESERVE ROWS"
         let keys = SQLIdentifier.quoteList(primary.columns)
         let copied = try connection.executeCounting(
-            "CREATE TEMP TABLE sqlimport_candidates \(lifetime) AS SELECT \(keys) FROM \(schema.qualifiedName)")
-        try connection.execute("CREATE TEMP TABLE sqlimport_seen \(lifetime) AS SELECT \(keys) FROM \(schema.qualifiedName) WITH NO DATA")
+            "CREATE TEMP TABLE sqlimport_candidates \(lifetime) AS SELECT \(keys) FROM \(schema.ownRows)")
+        try connection.execute("CREATE TEMP TABLE sqlimport_seen \(lifetime) AS SELECT \(keys) FROM \(schema.ownRows) WITH NO DATA")
         // The rows tombstones delete, as they were: `--max-delete`'s base is the rows in
         // scope before the run, those too (`deleteMissingRows`).
         try connection.execute("CREATE TEMP TABLE sqlimport_gone (LIKE \(schema.qualifiedName)) \(lifetime)")
@@ -108,7 +108,7 @@ extension PostgresRun {
                 continue
             }
             let placeholders = found.values.indices.map { "$\($0 + 1)" }.joined(separator: ", ")
-            var sql = "DELETE FROM \(schema.qualifiedName) WHERE (\(SQLIdentifier.quoteList(found.columns))) = (\(placeholders))"
+            var sql = "DELETE FROM \(schema.ownRows) WHERE (\(SQLIdentifier.quoteList(found.columns))) = (\(placeholders))"
                 + (found.predicate.map { " AND (\($0))" } ?? "")
             sql = tracksSeenRows ? "WITH gone AS (\(sql) RETURNING *) INSERT INTO sqlimport_gone SELECT * FROM gone RETURNING 1" : sql + " RETURNING 1"
             let deleted: Int
@@ -131,10 +131,10 @@ extension PostgresRun {
     /// it (`sqlimport_route` 2) landed on the row of the primary key it carries.
     func noteSeenRows(staging: String, columns: [String]) throws {
         guard tracksSeenRows, let primary = schema.primaryKey, let target else { return }
-        let match = target.columns.map { "t.\(SQLIdentifier.quote($0)) = s.\(SQLIdentifier.quote($0))" }.joined(separator: " AND ")
+        let match = target.columns.map { target.matches("t.\(SQLIdentifier.quote($0))", "s.\(SQLIdentifier.quote($0))") }.joined(separator: " AND ")
         // The predicate is evaluated on the table's rows alone, where its names are the
         // table's columns.
-        let rows = target.predicate.map { "(SELECT * FROM \(schema.qualifiedName) WHERE (\($0)) IS TRUE)" } ?? schema.qualifiedName
+        let rows = target.predicate.map { "(SELECT * FROM \(schema.ownRows) WHERE (\($0)) IS TRUE)" } ?? schema.ownRows
         var sql = "INSERT INTO sqlimport_seen SELECT \(primary.columns.map { "t.\(SQLIdentifier.quote($0))" }.joined(separator: ", ")) FROM \(staging) AS s JOIN \(rows) AS t ON \(match) WHERE s.sqlimport_route = 1"
         let carried = primary.columns.allSatisfy { column in columns.contains { $0.sqliteFolded == column.sqliteFolded } }
         if carried {
@@ -197,16 +197,16 @@ extension PostgresRun {
         }
         let eligible = conditions.joined(separator: " AND ")
         let missing = "\(eligible) AND NOT EXISTS (SELECT FROM sqlimport_seen AS s WHERE \(same("s")))"
-        let plan = "DELETE FROM \(schema.qualifiedName) AS t WHERE \(missing)"
+        let plan = "DELETE FROM \(schema.ownRows) AS t WHERE \(missing)"
         summary.statementSQL = (summary.statementSQL.map { $0 + "\n" } ?? "") + "-- after the input (--delete-missing):\n" + plan
         let counted = try connection.query(
-            "SELECT count(*), count(*) FILTER (WHERE NOT EXISTS (SELECT FROM sqlimport_seen AS s WHERE \(same("s")))) FROM \(schema.qualifiedName) AS t WHERE \(eligible)"
+            "SELECT count(*), count(*) FILTER (WHERE NOT EXISTS (SELECT FROM sqlimport_seen AS s WHERE \(same("s")))) FROM \(schema.ownRows) AS t WHERE \(eligible)"
         ).first ?? []
         // And the candidates tombstones deleted, each key once (deleted, made again and
         // deleted again is one row from before), but for a key a later record made again:
         // counted above.
         let gone = try connection.query(
-            "SELECT count(*) FROM (SELECT DISTINCT ON (\(keys.joined(separator: ", "))) * FROM sqlimport_gone) AS t WHERE \(eligible) AND NOT EXISTS (SELECT FROM \(schema.qualifiedName) AS n WHERE \(same("n")))"
+            "SELECT count(*) FROM (SELECT DISTINCT ON (\(keys.joined(separator: ", "))) * FROM sqlimport_gone) AS t WHERE \(eligible) AND NOT EXISTS (SELECT FROM \(schema.ownRows) AS n WHERE \(same("n")))"
         ).first?.first.flatMap { $0 }.flatMap { Int($0) } ?? 0
         let candidates = (Int(counted.first.flatMap { $0 } ?? "0") ?? 0) + gone
         let deletions = Int(counted.dropFirst().first.flatMap { $0 } ?? "0") ?? 0
@@ -229,14 +229,14 @@ extension PostgresRun {
     /// After a foreign key or a trigger refused the set-based deletion: each row on its
     /// own, to name the one refused (or, under `--on-error skip`, to keep the refused ones).
     private func deleteOneByOne(missing: String, keys: [String]) throws {
-        let rows = try connection.query("SELECT \(keys.map { "t.\(SQLIdentifier.quote($0))::text" }.joined(separator: ", ")) FROM \(schema.qualifiedName) AS t WHERE \(missing)")
+        let rows = try connection.query("SELECT \(keys.map { "t.\(SQLIdentifier.quote($0))::text" }.joined(separator: ", ")) FROM \(schema.ownRows) AS t WHERE \(missing)")
         let placeholders = keys.indices.map { "$\($0 + 1)" }.joined(separator: ", ")
         for row in rows {
             let description = "(\(SQLIdentifier.quoteList(keys))) = (" + row.map { $0 ?? "NULL" }.joined(separator: ", ") + ")"
             try connection.execute("SAVEPOINT sqlimport_delete")
             do {
                 summary.counts.deleted += try connection.query(
-                    "DELETE FROM \(schema.qualifiedName) WHERE (\(SQLIdentifier.quoteList(keys))) = (\(placeholders)) RETURNING 1", row).count
+                    "DELETE FROM \(schema.ownRows) WHERE (\(SQLIdentifier.quoteList(keys))) = (\(placeholders)) RETURNING 1", row).count
                 try connection.execute("RELEASE SAVEPOINT sqlimport_delete")
             } catch {
                 guard error.kind == .data else { throw error }

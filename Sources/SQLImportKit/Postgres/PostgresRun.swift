@@ -109,7 +109,7 @@ final class PostgresRun {
             strategy: "copy", strategyReason: "PostgreSQL: COPY into a staging table, then one INSERT ... ON CONFLICT per batch")
         if let schema {
             try resolveKeys()
-            insertsOnly = try connection.query("SELECT NOT EXISTS (SELECT FROM \(schema.qualifiedName))").first?[0] == "t"
+            insertsOnly = try connection.query("SELECT NOT EXISTS (SELECT FROM \(schema.ownRows))").first?[0] == "t"
         } else {
             insertsOnly = true
         }
@@ -166,7 +166,7 @@ final class PostgresRun {
         let quoted = SQLIdentifier.quoteList(names)
         let complete = names.map { "\(SQLIdentifier.quote($0)) IS NOT NULL" }.joined(separator: " AND ")
         if let duplicate = try connection.query(
-            "SELECT \(names.map { "\(SQLIdentifier.quote($0))::text" }.joined(separator: ", ")) FROM \(schema.qualifiedName) WHERE \(complete) GROUP BY \(quoted) HAVING count(*) > 1 LIMIT 1"
+            "SELECT \(names.map { "\(SQLIdentifier.quote($0))::text" }.joined(separator: ", ")) FROM \(schema.ownRows) WHERE \(complete) GROUP BY \(quoted) HAVING count(*) > 1 LIMIT 1"
         ).first {
             throw UpsertError.duplicateKeysBlockIndex(table: schema.table, columns: names, example: "(" + duplicate.map { $0 ?? "NULL" }.joined(separator: ", ") + ")")
         }
@@ -553,7 +553,13 @@ final class PostgresRun {
                     hasher.combine(domain)
                     for field in fields {
                         let value = cell(field)
-                        if value.kind == .null || value.kind == .absent { return nil }
+                        if value.kind == .null || value.kind == .absent {
+                            // (Under NULLS NOT DISTINCT a NULL is a key column's value.)
+                            guard domain == 1, target?.nullsNotDistinct == true else { return nil }
+                            hasher.combine(0xFF as UInt8)
+                            hasher.combine(0x1F as UInt8)
+                            continue
+                        }
                         let spelling = spellingOfField[field]
                         Self.appendText(of: value, bytes: bytes) { text in
                             if let canonical = spelling?.canonical(text) {

@@ -18,6 +18,15 @@ package struct PostgresSchema: Sendable {
         package var isPrimaryKey: Bool
         /// A partial index's predicate, as `pg_get_expr` prints it.
         package var predicate: String?
+        /// `UNIQUE NULLS NOT DISTINCT` (PostgreSQL 15): a NULL key column matches a NULL,
+        /// so a record with one has a key like any other.
+        package var nullsNotDistinct = false
+
+        /// SQL that `left`'s key column equals `right`'s as this index compares them: NULL
+        /// matching NULL under `nullsNotDistinct`.
+        package func matches(_ left: String, _ right: String) -> String {
+            nullsNotDistinct ? "\(left) IS NOT DISTINCT FROM \(right)" : "\(left) = \(right)"
+        }
     }
 
     /// The table's name as the catalog spells it, and its schema.
@@ -41,7 +50,15 @@ package struct PostgresSchema: Sendable {
     package var uniqueIndexCount = 0
     package var hasExclusionConstraint = false
 
+    /// Whether the table is partitioned (`PARTITION BY`): its rows are its partitions'.
+    package var isPartitioned = false
+
     package var qualifiedName: String { SQLIdentifier.quote(schema) + "." + SQLIdentifier.quote(table) }
+    /// The table's own rows, to read, update or delete: `ONLY` leaves out the rows of
+    /// tables that inherit from it, which its unique indexes never see (an upsert never
+    /// lands on them, so `--delete-missing` deleted them, and a tombstone too). A
+    /// partitioned table's rows are its partitions': `ONLY` would leave none.
+    package var ownRows: String { isPartitioned ? qualifiedName : "ONLY " + qualifiedName }
     package var primaryKey: UniqueKey? { uniqueKeys.first(where: \.isPrimaryKey) }
 
     /// The column `name` designates, ignoring case as SQLite does (a PostgreSQL table made
@@ -119,7 +136,7 @@ package struct PostgresSchema: Sendable {
     package static func read(_ connection: PostgresConnection, table name: String, in schema: String?) throws(PostgresError) -> PostgresSchema? {
         let found = try connection.query(
             """
-            SELECT c.oid::text, c.relname, n.nspname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+            SELECT c.oid::text, c.relname, n.nspname, (c.relkind = 'p')::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
             WHERE c.relkind IN ('r', 'p') AND (CASE WHEN $2::text IS NULL THEN n.nspname = ANY (current_schemas(false)) ELSE n.nspname = $2 END)
               AND (c.relname = $1 OR lower(c.relname) = lower($1))
             ORDER BY array_position(current_schemas(false), n.nspname), c.relname = $1 DESC, c.relname = lower($1) DESC, c.relname LIMIT 1
@@ -137,7 +154,8 @@ package struct PostgresSchema: Sendable {
             """
             SELECT ci.relname, i.indisprimary::text, pg_get_expr(i.indpred, i.indrelid),
                    (SELECT string_agg(a.attname, E'\\x1f' ORDER BY k.ord) FROM unnest(i.indkey) WITH ORDINALITY AS k(attnum, ord)
-                    JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum WHERE k.ord <= i.indnkeyatts)
+                    JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum WHERE k.ord <= i.indnkeyatts),
+                   coalesce(row_to_json(i)->>'indnullsnotdistinct', 'false')
             FROM pg_index i JOIN pg_class ci ON ci.oid = i.indexrelid
             WHERE i.indrelid = $1::oid AND i.indisunique AND i.indisvalid AND i.indexprs IS NULL
             ORDER BY NOT i.indisprimary, ci.relname
@@ -145,13 +163,14 @@ package struct PostgresSchema: Sendable {
         ).map {
             UniqueKey(
                 name: $0[0] ?? "", columns: ($0[3] ?? "").split(separator: "\u{1F}").map(String.init), isPrimaryKey: $0[1] == "true",
-                predicate: $0[2])
+                predicate: $0[2], nullsNotDistinct: $0[4] == "true")
         }
         // tgtype: ROW 1, BEFORE 2, INSERT 4, UPDATE 16 (pg_trigger.h).
         let triggers = try connection.query(
             "SELECT EXISTS (SELECT FROM pg_trigger WHERE tgrelid = $1::oid AND NOT tgisinternal AND tgenabled <> 'D' AND tgtype & 3 = 3 AND tgtype & 20 <> 0)::text",
             [oid])
         var read = PostgresSchema(table: table, schema: schema, columns: columns, uniqueKeys: keys)
+        read.isPartitioned = row[3] == "true"
         read.hasBeforeRowTriggers = triggers.first?[0] == "true"
         let foreignKeys = try connection.query(
             """

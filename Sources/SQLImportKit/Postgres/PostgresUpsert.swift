@@ -38,7 +38,9 @@ struct PostgresUpsert {
             try insertAll(connection, counts: &counts)
             return
         }
-        let complete = key.map { "\(q($0)) IS NOT NULL" }.joined(separator: " AND ")
+        // (Under NULLS NOT DISTINCT a NULL key column matches a NULL: no record is outside
+        // for it.)
+        let complete = target.nullsNotDistinct ? "TRUE" : key.map { "\(q($0)) IS NOT NULL" }.joined(separator: " AND ")
         let predicate = target.predicate.map { "(\($0)) IS TRUE AND " } ?? ""
         // 1. Route: inside the target, or outside it (a NULL key column, or a partial
         //    index's predicate not true). Counted in one pass; records arrive inside (the
@@ -177,9 +179,9 @@ struct PostgresUpsert {
             SELECT s.sqlimport_seq, s.sqlimport_route, t.\(primaryAliases[0]) IS NOT NULL,
                    \(row(tableKey, prefix: "p.")) IS NOT DISTINCT FROM \(row(key, prefix: "s.")), \(list(primary, prefix: "s."))
             FROM \(staging) AS s
-            JOIN \(table) AS p ON \(row(tablePrimary, prefix: "p.")) = \(row(primary, prefix: "s."))
-            LEFT JOIN (SELECT \(zip(tableKey, keyAliases).map { "\(q($0)) AS \($1)" }.joined(separator: ", ")), \(zip(tablePrimary, primaryAliases).map { "\(q($0)) AS \($1)" }.joined(separator: ", ")) FROM \(table)\(predicate)) AS t
-              ON s.sqlimport_route = \(Self.inside) AND \(zip(keyAliases, key).map { "t.\($0) = s.\(q($1))" }.joined(separator: " AND "))
+            JOIN \(schema.ownRows) AS p ON \(row(tablePrimary, prefix: "p.")) = \(row(primary, prefix: "s."))
+            LEFT JOIN (SELECT \(zip(tableKey, keyAliases).map { "\(q($0)) AS \($1)" }.joined(separator: ", ")), \(zip(tablePrimary, primaryAliases).map { "\(q($0)) AS \($1)" }.joined(separator: ", ")) FROM \(schema.ownRows)\(predicate)) AS t
+              ON s.sqlimport_route = \(Self.inside) AND \(zip(keyAliases, key).map { target!.matches("t.\($0)", "s.\(q($1))") }.joined(separator: " AND "))
             WHERE s.sqlimport_round = \(round) AND (
               (s.sqlimport_route = \(Self.inside) AND (t.\(primaryAliases[0]) IS NULL
                  OR (\(primaryAliases.map { "t.\($0)" }.joined(separator: ", ")), NULL) IS DISTINCT FROM (\(list(primary, prefix: "s.")), NULL)))
@@ -214,6 +216,9 @@ struct PostgresUpsert {
         guardIdentity: IdentityGuard? = nil, counts: inout OutcomeCounts
     ) throws {
         let selected = "sqlimport_route = \(route) AND sqlimport_round = \(round)"
+        // How the conflict's index compares a key column (`UniqueKey.matches`).
+        let conflictIndex = route == Self.inside ? target : fallbackKey
+        let same: (String, String) -> String = { conflictIndex?.matches($0, $1) ?? "\($0) = \($1)" }
         let records = try count(connection, "SELECT count(*) FROM \(staging) WHERE \(selected)")
         guard records > 0 else { return }
         let row = "sqlimport_row"
@@ -229,9 +234,9 @@ struct PostgresUpsert {
         // BEFORE row triggers.
         let countsInWhere = schema.hasBeforeRowTriggers && policy != .ignore && !assigned.isEmpty
         // The staged records of this round that meet a row (`s`, and the row as `row`).
-        let metRows = predicate.map { "(SELECT * FROM \(table) WHERE (\($0)) IS TRUE)" } ?? table
+        let metRows = predicate.map { "(SELECT * FROM \(schema.ownRows) WHERE (\($0)) IS TRUE)" } ?? schema.ownRows
         let meetingRows = """
-            FROM \(staging) AS s JOIN \(metRows) AS \(row) ON \(zip(conflict, conflict).map { "\(row).\(q($0)) = s.\(q($1))" }.joined(separator: " AND "))
+            FROM \(staging) AS s JOIN \(metRows) AS \(row) ON \(zip(conflict, conflict).map { same("\(row).\(q($0))", "s.\(q($1))") }.joined(separator: " AND "))
             WHERE s.\(selected.replacingOccurrences(of: " AND ", with: " AND s."))
             """
         if case .newer(let column) = policy {
@@ -291,10 +296,18 @@ struct PostgresUpsert {
             }
             action = "DO UPDATE SET \(set) WHERE \(condition)"
         }
+        // Inserted or updated: `xmax = 0`, but a partitioned table has no system column to
+        // return (every upsert that met a row stopped, exit 70). There, whether a row the
+        // key finds was there before: a subquery of the statement sees the table as it was
+        // when the statement began (not the rows it inserts, and an updated row's old
+        // version).
+        let wasInserted = schema.isPartitioned
+            ? "NOT EXISTS (SELECT FROM \(metRows) AS sqlimport_before WHERE \(conflict.map { same("sqlimport_before.\(q($0))", "\(row).\(q($0))") }.joined(separator: " AND ")))"
+            : "(xmax = 0)"
         let returned = try connection.query(
             """
             INSERT INTO \(table) AS \(row) (\(list(columns))) SELECT \(list(columns)) FROM \(staging)
-            WHERE \(selected) ORDER BY sqlimport_seq \(conflictClause) \(action) RETURNING (xmax = 0)
+            WHERE \(selected) ORDER BY sqlimport_seq \(conflictClause) \(action) RETURNING \(wasInserted)
             """)
         let inserted = returned.filter { $0[0] == "t" }.count
         counts.inserted += inserted
