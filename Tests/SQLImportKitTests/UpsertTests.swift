@@ -354,6 +354,12 @@ import Testing
         }
     }
 
+    /// A table with no unique key is told to add one, not to "use one of them" (a helper).
+    @Test func aTableWithoutAnyUniqueKeyIsToldToCreateOne() {
+        let text = UpsertError.noMatchingKey(table: "t", requested: ["uid"], available: []).description
+        #expect(text.hasSuffix("The table has no unique key at all.\nAdd --create-index to create a unique index on (uid)."), "\(text)")
+    }
+
     @Test func createIndexAddsAUniqueIndexAndRefusesDuplicates() throws {
         let fixture = try Fixture(schema: "CREATE TABLE items (sku TEXT, name TEXT)")
         defer { fixture.cleanUp() }

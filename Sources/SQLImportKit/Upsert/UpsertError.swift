@@ -34,7 +34,9 @@ public enum UpsertError: Error, Sendable, CustomStringConvertible {
                     text += "\n  --upsert \(key.upsertArgument)  (\(key.origin.rawValue)\(key.indexName.map { " \($0)" } ?? "")\(key.partialPredicate.map { ", partial: WHERE \($0)" } ?? ""))"
                 }
             }
-            text += "\nUse one of them, or add --create-index to create a unique index on (\(requested.joined(separator: ", ")))."
+            text += available.isEmpty
+                ? "\nAdd --create-index to create a unique index on (\(requested.joined(separator: ", ")))."
+                : "\nUse one of them, or add --create-index to create a unique index on (\(requested.joined(separator: ", ")))."
             return text
         case .unknownKeyColumn(let table, let column):
             return "--upsert names \(SQLIdentifier.quote(column)), which is not a column of \(SQLIdentifier.quote(table)); run `sqlimport inspect \(table)` to list its keys"
