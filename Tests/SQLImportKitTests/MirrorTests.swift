@@ -105,6 +105,20 @@ import Testing
         #expect(againCounts["deleted"] == 0 && againCounts["updated"] == 0 && againCounts["inserted"] == 0)
     }
 
+    /// A scope field no record of the first batch has: the message says so (it said the
+    /// input had no such field, which a later record may have), on both targets' path.
+    @Test func aScopeFieldTheFirstRecordsLackIsNamedAsSuch() throws {
+        let workspace = try Workspace([])
+        defer { workspace.cleanUp() }
+        let lines = (0 ..< 5_000).map { #"{"id":"i\#($0)","remoteID":"r\#($0)","name":"n"}"# } + [#"{"id":"x","libraryID":2,"remoteID":"x","name":"n"}"#]
+        let input = TestSupport.write(lines.joined(separator: "\n") + "\n", to: workspace.directory.appendingPathComponent("late.jsonl"))
+        let late = try TestSupport.run([input, "--db", workspace.database, "--table", "items", "--upsert", "id", "--delete-missing", "--scope", "libraryID"], in: workspace.directory)
+        #expect(late.stderr.contains("--scope libraryID: the input's first records (its first batch) have no field libraryID"), "\(late.stderr)")
+        let small = TestSupport.write(#"{"id":"a","libraryID":1,"remoteID":"r","name":"n"}"# + "\n", to: workspace.directory.appendingPathComponent("small.jsonl"))
+        let never = try TestSupport.run([small, "--db", workspace.database, "--table", "items", "--upsert", "id", "--delete-missing", "--scope", "updatedAt"], in: workspace.directory)
+        #expect(never.stderr.contains("--scope updatedAt: the input has no field updatedAt"), "\(never.stderr)")
+    }
+
     @Test func anUnscopedMirrorIsGuardedByMaxDelete() throws {
         let server = Self.server(perLibrary: 200)
         let workspace = try Workspace(server)

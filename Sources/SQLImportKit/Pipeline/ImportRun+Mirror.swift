@@ -14,7 +14,7 @@ extension ImportRun {
     }
 
     /// Checks the mirror's options against the table and the input, before any write.
-    func prepareMirror(schema: TableSchema, session: WriteSession) throws {
+    func prepareMirror(schema: TableSchema, session: WriteSession, fieldsAreFinal: Bool) throws {
         let mirror = options.mirror
         guard mirror.isActive else { return }
         guard target != nil else { throw MirrorError.needsUpsert }
@@ -25,7 +25,7 @@ extension ImportRun {
         }
         scopeInputs = try mirror.scope.map { name in
             guard let column = schema.columnIndex(named: name) else { throw MirrorError.scopeNotAColumn(column: name, table: table) }
-            guard let input = tableColumnOfInput.firstIndex(of: column) else { throw MirrorError.scopeNotInInput(column: name) }
+            guard let input = tableColumnOfInput.firstIndex(of: column) else { throw MirrorError.scopeNotInInput(column: name, fieldsAreFinal: fieldsAreFinal) }
             return input
         }
         scopeAffinities = mirror.scope.map { schema.affinity(ofColumn: schema.columnIndex(named: $0)!) }

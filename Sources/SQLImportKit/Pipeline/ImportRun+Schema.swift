@@ -488,7 +488,7 @@ extension ImportRun {
         }
         summary.rowsPerStatement = strategy.rowsPerStatement(columns: max(mapped.count, 1), session: session)
         try startKeyOrder(session)
-        try prepareMirror(schema: schema, session: session)
+        try prepareMirror(schema: schema, session: session, fieldsAreFinal: fieldsAreFinal)
         return session
     }
 

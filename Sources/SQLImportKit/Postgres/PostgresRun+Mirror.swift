@@ -10,14 +10,14 @@
 extension PostgresRun {
     /// Checks the mirror's options against the table and the input, and copies the
     /// candidates, before the first batch is written.
-    func prepareMirror() throws {
+    func prepareMirror(fieldsAreFinal: Bool) throws {
         let mirror = options.mirror
         guard mirror.isActive, !mirrorPrepared else { return }
         mirrorPrepared = true
         guard target != nil else { throw MirrorError.needsUpsert }
         scopeColumns = try mirror.scope.map { name in
             guard let column = schema.column(named: name) else { throw MirrorError.scopeNotAColumn(column: name, table: schema.table) }
-            guard let field = columnOfField.firstIndex(where: { $0.map { NameKey($0) } == NameKey(column.name) }) else { throw MirrorError.scopeNotInInput(column: name) }
+            guard let field = columnOfField.firstIndex(where: { $0.map { NameKey($0) } == NameKey(column.name) }) else { throw MirrorError.scopeNotInInput(column: name, fieldsAreFinal: fieldsAreFinal) }
             return (field, column.name)
         }
         if let tombstone = mirror.tombstone {
@@ -154,7 +154,7 @@ extension PostgresRun {
                 summary.deleteCandidates = 0
                 return
             }
-            try prepareMirror()
+            try prepareMirror(fieldsAreFinal: true)
         }
         guard options.mirror.deleteMissing, mirrorPrepared, let primary = schema.primaryKey, let target else { return }
         guard tracksSeenRows else {

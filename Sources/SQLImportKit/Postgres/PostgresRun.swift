@@ -263,7 +263,7 @@ final class PostgresRun {
         }
         // (An empty input's batch has no fields to check; `deleteMissingRows` sees to it.)
         if batch.rowCount > 0 {
-            try prepareMirror()
+            try prepareMirror(fieldsAreFinal: ImportRun.fieldsAreFinal(after: batch, inputs: options.inputs.count, format: summary.inputs.first?.format))
             try deferIndexes(before: batch)
             try startKeyOrder()
         }

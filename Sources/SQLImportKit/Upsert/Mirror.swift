@@ -130,7 +130,8 @@ public struct Tombstone: Sendable, Equatable {
 public enum MirrorError: Error, Sendable, CustomStringConvertible {
     case needsUpsert
     case invalidMaxDelete(String)
-    case scopeNotInInput(column: String)
+    /// `fieldsAreFinal`: no record has the field; else no record of the first batch.
+    case scopeNotInInput(column: String, fieldsAreFinal: Bool)
     case scopeNotAColumn(column: String, table: String)
     case withoutRowid(table: String)
     /// Columns named `rowid`, `oid` and `_rowid_` hide the rowid from every statement.
@@ -149,8 +150,9 @@ public enum MirrorError: Error, Sendable, CustomStringConvertible {
             return "--delete-missing and --tombstone find rows by the conflict target; add --upsert COLUMNS"
         case .invalidMaxDelete(let text):
             return "--max-delete \(text): expected a number of rows (500) or a percentage of the rows in scope (10%)"
-        case .scopeNotInInput(let column):
-            return "--scope \(column): the input has no field \(column), so no row could be told in or out of scope; scope by a field every record has"
+        case .scopeNotInInput(let column, let fieldsAreFinal):
+            let which = fieldsAreFinal ? "the input has" : "the input's first records (its first batch) have"
+            return "--scope \(column): \(which) no field \(column), so no row could be told in or out of scope; scope by a field every record has"
         case .scopeNotAColumn(let column, let table):
             return "--scope \(column): \(SQLIdentifier.quote(table)) has no such column"
         case .withoutRowid(let table):
