@@ -256,6 +256,12 @@ import Testing
             ok3|2026-11-20 10:00:00 BC|2026-11-20|00:00:00
 
             """)
+        // A tombstone's key is checked as an upsert's: PostgreSQL's cast dropped the zone,
+        // and the tombstone deleted the row of 10:00 (a helper's review).
+        TestSupport.write(#"{"at":"2026-11-20T10:00:00+05:30","gone":true}"# + "\n", to: directory.appendingPathComponent("gone.jsonl"))
+        let tombstone = try TestSupport.run(["gone.jsonl", "--db", url, "--table", "ev", "--upsert", "at", "--tombstone", "gone", "--create-index"], in: directory)
+        #expect(tombstone.status == 65 && tombstone.stderr.contains("has the time zone +05:30"), "\(tombstone.stderr)")
+        #expect(try PostgresServer.query(url, "SELECT count(*) FROM ev") == "3\n")
     }
 
     /// A field for an identity GENERATED ALWAYS or a generated column is refused before
@@ -357,7 +363,8 @@ import Testing
     /// SQLite's BLOB column, and a new table's column of markers is `bytea`: PostgreSQL
     /// stored the marker's text as the bytes (a helper's round trip of a SQLite export).
     @Test func blobMarkersAreBytesInAByteaColumn() throws {
-        let url = try PostgresServer.database(schema: Self.schemaName(#function), setUp: "CREATE TABLE files (name text PRIMARY KEY, data bytea);")
+        let url = try PostgresServer.database(
+            schema: Self.schemaName(#function), setUp: "CREATE TABLE files (name text PRIMARY KEY, data bytea); CREATE TABLE bk (k bytea PRIMARY KEY, n int);")
         let directory = TestSupport.temporaryDirectory()
         defer { TestSupport.remove(directory) }
         let markers = [#"{"name":"a","data":{"$base64":"AAEC"}}"#, #"{"name":"b","data":{"$base64":""}}"#, #"{"name":"d","data":null}"#]
@@ -381,6 +388,17 @@ import Testing
         let fresh = try TestSupport.run(["fresh.jsonl", "--db", url, "--upsert", "name"], in: directory)
         #expect(fresh.status == 0, "\(fresh.stderr)")
         #expect(try PostgresServer.query(url, "SELECT pg_typeof(data), encode(data, 'hex') FROM fresh ORDER BY name") == "bytea|000102\nbytea|\nbytea|\n")
+        // A later value that is no marker does not fit the column the markers made, as
+        // on SQLite (its text was stored as bytes).
+        TestSupport.write((markers + [#"{"name":"e","data":"hello"}"#]).joined(separator: "\n") + "\n", to: directory.appendingPathComponent("later.jsonl"))
+        let later = try TestSupport.run(["later.jsonl", "--db", url, "--upsert", "name", "--infer-rows", "3"], in: directory)
+        #expect(later.status == 65 && later.stderr.contains(#"later.jsonl:4 (byte 99): PostgreSQL refused the record: field "data" = "hello" does not fit the column's type bytea"#), "\(later.stderr)")
+        // A tombstone's marker key finds its row (it compared the marker's text).
+        TestSupport.write(#"{"k":{"$base64":"AAE="},"n":1}"# + "\n" + #"{"k":{"$base64":"AAE="},"del":true}"# + "\n", to: directory.appendingPathComponent("bk.jsonl"))
+        let bk = try TestSupport.run(["bk.jsonl", "--db", url, "--upsert", "k", "--tombstone", "del", "--report", "bk.json"], in: directory)
+        #expect(bk.status == 0, "\(bk.stderr)")
+        #expect(try Self.counts(directory.appendingPathComponent("bk.json"))["deleted"] == 1)
+        #expect(try PostgresServer.query(url, "SELECT count(*) FROM bk") == "0\n")
     }
 
     /// A partitioned table is upserted and counted as any table: PostgreSQL has no `xmax`
@@ -436,6 +454,10 @@ import Testing
         let counts = try Self.counts(directory.appendingPathComponent("r.json"))
         #expect(counts["deleted"] == 1 && counts["tombstonesWithoutRow"] == 1 && counts["updated"] == 1 && counts["unchanged"] == 1, "\(counts)")
         #expect(try PostgresServer.query(url, "SELECT tableoid::regclass, id, v FROM par ORDER BY id") == "par|1|x\npar|2|p2\nkid|3|k3\nkid|4|k4\n")
+        // Its export is its own rows, as pg_dump's: the children's came back into a copy
+        // as rows of its keys.
+        let export = try TestSupport.run(["export", "par", "--db", url, "--format", "csv"], in: directory)
+        #expect(export.status == 0 && export.stdout.split(separator: "\n").sorted() == ["1,x", "2,p2", "id,v"], "\(export.stdout) \(export.stderr)")
     }
 
     /// A `UNIQUE NULLS NOT DISTINCT` key (PostgreSQL 15) matches a NULL key column: a
@@ -459,6 +481,15 @@ import Testing
         let second = try Self.counts(directory.appendingPathComponent("again.json"))
         #expect(second["unchanged"] == 1 && second["updated"] == 1 && second["inserted"] == 0 && second["deleted"] == 0, "\(second)")
         #expect(try PostgresServer.query(url, "SELECT a, coalesce(b, 'NULL'), v FROM t ORDER BY a") == "x|NULL|2\ny|z|4\n")
+        // A tombstone and --delete-missing find a row of a NULL key column too.
+        TestSupport.write([#"{"a":"x","b":null,"gone":true}"#, #"{"a":"w","b":null,"v":5}"#].joined(separator: "\n") + "\n", to: directory.appendingPathComponent("t.jsonl"))
+        let tombstone = try TestSupport.run(["t.jsonl", "--db", url, "--upsert", "a,b", "--tombstone", "gone", "--report", "gone.json"], in: directory)
+        #expect(tombstone.status == 0, "\(tombstone.stderr)")
+        #expect(try Self.counts(directory.appendingPathComponent("gone.json"))["deleted"] == 1)
+        TestSupport.write(#"{"a":"y","b":"z","v":4}"# + "\n", to: directory.appendingPathComponent("t.jsonl"))
+        let mirror = try TestSupport.run(["t.jsonl", "--db", url, "--upsert", "a,b", "--delete-missing", "--max-delete", "100%"], in: directory)
+        #expect(mirror.status == 0, "\(mirror.stderr)")
+        #expect(try PostgresServer.query(url, "SELECT a, coalesce(b, 'NULL'), v FROM t ORDER BY a") == "y|z|4\n")
     }
 
     @Test func aValueTheColumnRefusesNamesTheLineAndTheFieldAndCommitsNothing() throws {

@@ -93,7 +93,9 @@ public final class PostgresExporter {
                     "SELECT table_name FROM information_schema.tables WHERE table_schema = ANY (current_schemas(false)) ORDER BY 1").compactMap { $0[0] }
                 throw ExportError.noSuchTable(name: name, available: tables)
             }
-            return "SELECT * FROM \(schema.qualifiedName)"
+            // The table's own rows, as pg_dump's: not those of tables inheriting from it,
+            // which would come back into it as rows of its keys (`ownRows`).
+            return "SELECT * FROM \(schema.ownRows)"
         }
     }
 

@@ -60,6 +60,41 @@ extension PostgresRun {
         }
     }
 
+    /// A tombstone's key value as its record's upsert would write it (`copyText`): a value
+    /// the column would store otherwise than written (a zone a `timestamp` drops, a
+    /// number past a double's precision) refuses the record, a BLOB marker into `bytea`
+    /// is its bytes, `±1e999` an infinity, `3.0` into an integer column 3. (The raw text
+    /// let PostgreSQL's cast drop the zone or the time of day, and the tombstone deleted
+    /// another row; a marker never found its row.)
+    private func keyText(_ cell: Cell, field: Int, row: Int, of batch: RecordBatch, bytes: UnsafePointer<UInt8>) throws -> String {
+        let column = columnOfField[field]!
+        let type = schema.column(named: column)?.type ?? ""
+        let family = PostgresValueCheck.Family(type: type)
+        let limit = PostgresValueCheck.Limit(type: type)
+        if let why = PostgresValueCheck.refusal(cell, family: family, bytes: bytes)
+            ?? (limit == .none ? nil : PostgresValueCheck.refusal(cell, limit: limit, type: type, bytes: bytes))
+        {
+            let value = cell.kind == .integer ? String(cell.payload) : cell.kind == .real ? NumberText.shortest(cell.doubleValue) : batch.text(cell)
+            throw PostgresError(kind: .data, message: "field \(SQLIdentifier.quote(fieldNames[field])) = \(value) \(why)", position: batch.position(row: row, inputName: inputNames[batch.inputIndex]))
+        }
+        let text = UnsafeRawBufferPointer(start: bytes + Int(cell.payload), count: Int(cell.length))
+        if type == "bytea", cell.kind == .json || cell.kind == .untypedText,
+            let blob = (cell.kind == .json ? BlobMarker.decodeJSON : BlobMarker.decodeText)(text)
+        {
+            return "\\x" + blob.map { String(format: "%02x", $0) }.joined()
+        }
+        if family == .double || family == .float || family == .numeric,
+            cell.kind == .real ? cell.doubleValue.isInfinite : (cell.kind == .text || cell.kind == .untypedText) && NumberText.isInfinitySpelling(text)
+        {
+            let negative = cell.kind == .real ? cell.doubleValue < 0 : text.first == UInt8(ascii: "-")
+            return negative ? "-Infinity" : "Infinity"
+        }
+        if family == .integer, let whole = PostgresValueCheck.wholeNumber(cell, bytes: bytes) { return String(whole) }
+        var out: [UInt8] = []
+        Self.appendText(of: cell, bytes: bytes) { out.append(contentsOf: $0) }
+        return String(decoding: out, as: UTF8.self)
+    }
+
     /// Whether `row` is a tombstone (`--tombstone`).
     func isTombstone(row: Int, of batch: RecordBatch) -> Bool {
         guard let field = tombstoneField, let tombstone = options.mirror.tombstone, field < batch.rowEnd(row) - batch.rowStarts[row] else { return false }
@@ -79,36 +114,40 @@ extension PostgresRun {
             }
             return found
         }
-        let byPrimaryKey = schema.primaryKey.flatMap { key in fields(key.columns).map { (key.columns, $0) } }
-        let byTarget = fields(target.columns).map { (target.columns, $0) }
+        let byPrimaryKey = schema.primaryKey.flatMap { key in fields(key.columns).map { (key, $0) } }
+        let byTarget = fields(target.columns).map { (target, $0) }
         for row in rows {
             summary.counts.tombstones += 1
             let width = batch.rowEnd(row) - batch.rowStarts[row]
-            func values(_ fields: [Int]) -> [String]? {
-                batch.bytes.withUnsafeBufferPointer { buffer in
-                    var texts: [String] = []
+            // The key's values as the record's upsert would write them (`keyText`); nil
+            // when one is NULL, but in a NULLS NOT DISTINCT key.
+            func values(_ key: PostgresSchema.UniqueKey, _ fields: [Int]) throws -> [String?]? {
+                try batch.bytes.withUnsafeBufferPointer { buffer in
+                    var texts: [String?] = []
                     for field in fields {
                         let cell = field < width ? batch.cell(row: row, column: field) : .absent
-                        guard cell.kind != .null && cell.kind != .absent else { return nil }
-                        var text: [UInt8] = []
-                        Self.appendText(of: cell, bytes: buffer.baseAddress!) { text.append(contentsOf: $0) }
-                        texts.append(String(decoding: text, as: UTF8.self))
+                        guard cell.kind != .null && cell.kind != .absent else {
+                            guard key.nullsNotDistinct else { return nil }
+                            texts.append(nil)
+                            continue
+                        }
+                        texts.append(try keyText(cell, field: field, row: row, of: batch, bytes: buffer.baseAddress!))
                     }
                     return texts
                 }
             }
-            var found: (columns: [String], values: [String], predicate: String?)?
-            if let (columns, fields) = byPrimaryKey, let values = values(fields) {
-                found = (columns, values, nil)
-            } else if let (columns, fields) = byTarget, let values = values(fields) {
-                found = (columns, values, target.predicate)
+            var found: (key: PostgresSchema.UniqueKey, values: [String?], predicate: String?)?
+            if let (key, fields) = byPrimaryKey, let values = try values(key, fields) {
+                found = (key, values, nil)
+            } else if let (key, fields) = byTarget, let values = try values(key, fields) {
+                found = (key, values, target.predicate)
             }
             guard let found else {
                 summary.counts.tombstonesWithoutRow += 1
                 continue
             }
-            let placeholders = found.values.indices.map { "$\($0 + 1)" }.joined(separator: ", ")
-            var sql = "DELETE FROM \(schema.ownRows) WHERE (\(SQLIdentifier.quoteList(found.columns))) = (\(placeholders))"
+            let matches = zip(found.key.columns, found.values.indices).map { found.key.matches(SQLIdentifier.quote($0), "$\($1 + 1)") }
+            var sql = "DELETE FROM \(schema.ownRows) WHERE \(matches.joined(separator: " AND "))"
                 + (found.predicate.map { " AND (\($0))" } ?? "")
             sql = tracksSeenRows ? "WITH gone AS (\(sql) RETURNING *) INSERT INTO sqlimport_gone SELECT * FROM gone RETURNING 1" : sql + " RETURNING 1"
             let deleted: Int
@@ -193,7 +232,8 @@ extension PostgresRun {
         let carried = primary.columns.allSatisfy { column in columnOfField.contains { $0?.sqliteFolded == column.sqliteFolded } }
         if !carried {
             if let predicate = target.predicate { conditions.append("(\(predicate))") }
-            conditions += target.columns.map { "t.\(SQLIdentifier.quote($0)) IS NOT NULL" }
+            // (A NULLS NOT DISTINCT key matches a NULL: such a row is a candidate.)
+            if !target.nullsNotDistinct { conditions += target.columns.map { "t.\(SQLIdentifier.quote($0)) IS NOT NULL" } }
         }
         let eligible = conditions.joined(separator: " AND ")
         let missing = "\(eligible) AND NOT EXISTS (SELECT FROM sqlimport_seen AS s WHERE \(same("s")))"

@@ -73,6 +73,9 @@ final class PostgresRun {
     /// The columns this run typed `bigint` or `double precision` from its sample, and the
     /// sample's size: a later value the sample would have typed wider does not fit.
     var inferredKinds: [NameKey: TypeTracker.Inferred] = [:]
+    /// The columns this run made `bytea` because every sampled value was a BLOB marker:
+    /// a later value that is none does not fit, as on SQLite (its text became bytes).
+    var inferredBytea = Set<NameKey>()
     var inferredFrom = 0
 
     // The sync mirror (`PostgresRun+Mirror`).
@@ -951,6 +954,7 @@ final class PostgresRun {
         let holdsInfinity = families.map { $0 == .double || $0 == .float || $0 == .numeric }
         let isBytea = types.map { $0 == "bytea" }
         let inferred = fields.map { inferredKinds[columnOfField[$0]!.sqliteFolded] ?? .text }
+        let markersOnly = fields.map { inferredBytea.contains(columnOfField[$0]!.sqliteFolded) }
         var quoted: [UInt8] = []
         try batch.bytes.withUnsafeBufferPointer { buffer in
             let bytes = buffer.baseAddress!
@@ -982,7 +986,11 @@ final class PostgresRun {
                         quoted.withUnsafeBytes { Self.appendEscaped($0, to: &out) }
                         continue
                     }
-                    if inferred[position] < .text, !TypeTracker.fits(cell, inferred[position], bytes: bytes) {
+                    if inferred[position] < .text ? !TypeTracker.fits(cell, inferred[position], bytes: bytes)
+                        : markersOnly[position] && cell.kind != .null && cell.kind != .absent
+                            && (cell.kind == .json ? BlobMarker.decodeJSON : cell.kind == .untypedText ? BlobMarker.decodeText : { _ in nil })(
+                                UnsafeRawBufferPointer(start: bytes + Int(cell.payload), count: Int(cell.length))) == nil
+                    {
                         var text = batch.text(cell)
                         if text.count > 80 { text = String(text.prefix(77)) + "..." }
                         let column = columnOfField[field]!

@@ -53,6 +53,8 @@ extension PostgresRun {
                 type = try Self.postgresType(override, column: name)
             } else if type == "bigint" || type == "double precision" {
                 inferredKinds[name.sqliteFolded] = type == "bigint" ? .integer : .real
+            } else if type == "bytea" {
+                inferredBytea.insert(name.sqliteFolded)
             } else if type == "text", let word = trackers[column].nullSpellingMadeText {
                 textBecauseOf.append((name, word))
             }
@@ -166,6 +168,8 @@ extension PostgresRun {
             var type = Self.postgresType(inferred: tracker, allJSON: allJSON)
             if let override = options.typeOverrides.first(where: { $0.key.sqliteFolded == name.sqliteFolded })?.value {
                 type = try Self.postgresType(override, column: name)
+            } else if type == "bytea" {
+                inferredBytea.insert(name.sqliteFolded)
             }
             try connection.execute("ALTER TABLE \(schema.qualifiedName) ADD COLUMN \(SQLIdentifier.quote(name)) \(type)")
             summary.addedColumns.append(name)
