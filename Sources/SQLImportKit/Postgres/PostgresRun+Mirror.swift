@@ -71,8 +71,10 @@ extension PostgresRun {
         let type = schema.column(named: column)?.type ?? ""
         let family = PostgresValueCheck.Family(type: type)
         let limit = PostgresValueCheck.Limit(type: type)
+        let judged = PostgresValueCheck.serverJudges(cell, limit: limit, type: type, bytes: bytes)
+        let droppedByServer = try judged.map { try !serverDrops([(batch.text(cell), $0)]).isEmpty } ?? false
         if let why = PostgresValueCheck.refusal(cell, family: family, bytes: bytes)
-            ?? (limit == .none ? nil : PostgresValueCheck.refusal(cell, limit: limit, type: type, bytes: bytes))
+            ?? (limit == .none ? nil : PostgresValueCheck.refusal(cell, limit: limit, type: type, bytes: bytes, droppedByServer: droppedByServer))
         {
             let value = cell.kind == .integer ? String(cell.payload) : cell.kind == .real ? NumberText.shortest(cell.doubleValue) : batch.text(cell)
             throw PostgresError(kind: .data, message: "field \(SQLIdentifier.quote(fieldNames[field])) = \(value) \(why)", position: batch.position(row: row, inputName: inputNames[batch.inputIndex]))

@@ -76,6 +76,9 @@ final class PostgresRun {
     /// The columns this run made `bytea` because every sampled value was a BLOB marker:
     /// a later value that is none does not fit, as on SQLite (its text became bytes).
     var inferredBytea = Set<NameKey>()
+    /// The values of the batch being copied whose zone or time of day PostgreSQL's own
+    /// reading drops (`serverDrops`): row << 20 | the field's position.
+    var droppedByServer = Set<Int64>()
     var inferredFrom = 0
 
     // The sync mirror (`PostgresRun+Mirror`).
@@ -854,9 +857,61 @@ final class PostgresRun {
         }
     }
 
+    /// Which of `values` (a date or time's text, and the kind of its column: `timestamp`
+    /// or `time` without time zone, `date`) PostgreSQL's own reading would store without
+    /// its zone (one other than UTC or the session's) or its time of day: the spellings
+    /// `PostgresValueCheck.classifyTime` cannot read. A value PostgreSQL cannot read is
+    /// left for the COPY to refuse. (One round trip, for the rare values it takes.)
+    func serverDrops(_ values: [(text: String, kind: String)]) throws -> Set<Int> {
+        guard !values.isEmpty else { return [] }
+        try connection.execute(
+            """
+            CREATE OR REPLACE FUNCTION pg_temp.sqlimport_drops(v text, k text) RETURNS boolean LANGUAGE plpgsql STABLE AS $$
+            BEGIN
+              IF k = 'time' THEN
+                RETURN NOT ((v::timetz AT TIME ZONE 'UTC')::time = v::time OR (v::timetz AT TIME ZONE current_setting('TimeZone'))::time = v::time);
+              END IF;
+              IF NOT (v::timestamptz = v::timestamp AT TIME ZONE 'UTC' OR v::timestamptz = v::timestamp AT TIME ZONE current_setting('TimeZone')) THEN
+                RETURN true;
+              END IF;
+              RETURN k = 'date' AND v::timestamp <> v::date::timestamp;
+            EXCEPTION WHEN others THEN
+              RETURN false;
+            END $$
+            """)
+        func array(_ texts: [String]) -> String {
+            "{" + texts.map { "\"" + $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\"" }.joined(separator: ",") + "}"
+        }
+        let found = try connection.query(
+            "SELECT i - 1 FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS u(v, k, i) WHERE pg_temp.sqlimport_drops(v, k)",
+            [array(values.map(\.text)), array(values.map(\.kind))])
+        return Set(found.compactMap { $0[0].flatMap { Int($0) } })
+    }
+
     /// `COPY into FROM STDIN` with `rows` (with their sequence numbers and `rounds` when
     /// given); returns the rows it inserted. A value the column refuses names its record.
     func copy(into: String, rows: [Int], fields: [Int], rounds: [Int32]?, of batch: RecordBatch, firstSequence: inout Int64) throws -> Int {
+        // Dates and times only the server can read, judged before the COPY (`copyText`).
+        droppedByServer.removeAll(keepingCapacity: true)
+        let types = fields.map { schema.column(named: columnOfField[$0]!)?.type ?? "" }
+        let limits = types.map(PostgresValueCheck.Limit.init(type:))
+        if limits.contains(where: \.dropsZoneOrTime) {
+            var judged: [(row: Int, position: Int)] = []
+            var values: [(text: String, kind: String)] = []
+            batch.bytes.withUnsafeBufferPointer { buffer in
+                for row in rows {
+                    let width = batch.rowEnd(row) - batch.rowStarts[row]
+                    for (position, field) in fields.enumerated() where field < width {
+                        let cell = batch.cell(row: row, column: field)
+                        if let kind = PostgresValueCheck.serverJudges(cell, limit: limits[position], type: types[position], bytes: buffer.baseAddress!) {
+                            judged.append((row, position))
+                            values.append((batch.text(cell), kind))
+                        }
+                    }
+                }
+            }
+            for index in try serverDrops(values) { droppedByServer.insert(Int64(judged[index].row) << 20 | Int64(judged[index].position)) }
+        }
         do {
             return try connection.copy("COPY \(into) FROM STDIN") { send in
                 try copyText(rows: rows, fields: fields, rounds: rounds, of: batch, firstSequence: &firstSequence, send: send)
@@ -1000,7 +1055,9 @@ final class PostgresRun {
                             position: batch.position(row: row, inputName: inputNames[batch.inputIndex]))
                     }
                     if let why = PostgresValueCheck.refusal(cell, family: families[position], bytes: bytes)
-                        ?? (limits[position] == .none ? nil : PostgresValueCheck.refusal(cell, limit: limits[position], type: types[position], bytes: bytes))
+                        ?? (limits[position] == .none ? nil : PostgresValueCheck.refusal(
+                            cell, limit: limits[position], type: types[position], bytes: bytes,
+                            droppedByServer: !droppedByServer.isEmpty && droppedByServer.contains(Int64(row) << 20 | Int64(position))))
                     {
                         let value = cell.kind == .integer ? String(cell.payload) : cell.kind == .real ? NumberText.shortest(cell.doubleValue) : batch.text(cell)
                         throw PostgresError(

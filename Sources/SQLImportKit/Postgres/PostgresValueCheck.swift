@@ -140,6 +140,14 @@ extension PostgresValueCheck {
         case time(precision: Int, keepsZone: Bool)
         case date
 
+        /// A `date`, or a `timestamp` or `time` without time zone.
+        var dropsZoneOrTime: Bool {
+            switch self {
+            case .date, .time(_, keepsZone: false): return true
+            default: return false
+            }
+        }
+
         /// From `format_type`: `numeric(6,2)`, `character varying(3)`, `character(3)`,
         /// `timestamp(0) with time zone`, `time without time zone` (6 digits), `date`.
         init(type: String) {
@@ -167,7 +175,9 @@ extension PostgresValueCheck {
     }
 
     /// Why `cell` would be stored cut by a column of `type` (its `limit`), or nil.
-    static func refusal(_ cell: Cell, limit: Limit, type: String, bytes: UnsafePointer<UInt8>) -> String? {
+    /// `droppedByServer`: PostgreSQL's reading of a date or time `classifyTime` cannot read
+    /// drops its zone or time of day (`PostgresRun.serverDrops`).
+    static func refusal(_ cell: Cell, limit: Limit, type: String, bytes: UnsafePointer<UInt8>, droppedByServer: Bool = false) -> String? {
         func text(_ body: (UnsafeRawBufferPointer) -> String?) -> String? {
             switch cell.kind {
             case .text, .untypedText, .numberAsText: return body(UnsafeRawBufferPointer(start: bytes + Int(cell.payload), count: Int(cell.length)))
@@ -200,56 +210,116 @@ extension PostgresValueCheck {
                 if let digits = fractionalSecondDigits(text), digits > precision {
                     return "has fractional seconds to \(digits) digits, and this \(type) column would round them to \(precision); round them in the input, or give the column more precision"
                 }
-                guard !keepsZone, let zone = timeOfDay(text)?.zone, !isUTC(zone) else { return nil }
-                return "has the time zone \(String(decoding: zone, as: UTF8.self)), which this \(type) column would drop (times of other zones would compare as if in one); convert the times to UTC in the input, or declare the column \(type.replacingOccurrences(of: "without time zone", with: "with time zone"))"
+                guard !keepsZone else { return nil }
+                switch classifyTime(text, dateColumn: false) {
+                case .dropsZone(let zone): return zoneDropped(zone, type: type)
+                case .undecided: return droppedByServer ? zoneDropped(nil, type: type) : nil
+                default: return nil
+                }
             }
         case .date:
             guard cell.kind == .text || cell.kind == .untypedText else { return nil }
             return text { text in
-                guard let time = timeOfDay(text) else { return nil }
-                let midnight = time.time.allSatisfy { $0 &- UInt8(ascii: "1") >= 9 }  // no digit but 0
-                guard !midnight || time.zone.map({ !isUTC($0) }) == true else { return nil }
-                return "has a time of day (or a zone other than UTC), which this date column would drop; give the date alone in the input, or declare the column timestamp"
+                switch classifyTime(text, dateColumn: true) {
+                case .dropsTimeOfDay, .dropsZone: return Self.timeOfDayDropped
+                case .undecided: return droppedByServer ? Self.timeOfDayDropped : nil
+                case .keeps: return nil
+                }
             }
         }
     }
 
-    /// The first time of day in a date or time's text (`10:00:00.5`, or ISO 8601's compact
-    /// `T100000`), and the zone after it (`+05:30`, `Z`, `UTC`, `America/New_York`), if
-    /// any; nil without a time. `AM`, `PM`, `AD` and `BC` are no zone, nor is a year.
-    static func timeOfDay(_ text: UnsafeRawBufferPointer) -> (time: UnsafeRawBufferPointer.SubSequence, zone: UnsafeRawBufferPointer.SubSequence?)? {
-        func isDigit(_ index: Int) -> Bool { index >= 0 && index < text.count && text[index] &- UInt8(ascii: "0") < 10 }
-        var start: Int?
-        for index in 1 ..< max(text.count, 1) {
-            if text[index] == UInt8(ascii: ":"), isDigit(index - 1), isDigit(index + 1), isDigit(index + 2) {
-                var first = index - 1
-                while isDigit(first - 1) { first -= 1 }
-                start = first
-                break
-            }
-            if text[index] | 0x20 == UInt8(ascii: "t"), isDigit(index - 1), isDigit(index + 1), isDigit(index + 2) {
-                start = index + 1
-                break
-            }
-        }
-        guard let start else { return nil }
-        var end = start
-        while end < text.count, isDigit(end) || text[end] == UInt8(ascii: ":") || text[end] == UInt8(ascii: ".") || text[end] == UInt8(ascii: ",") { end += 1 }
-        // The rest's words, but for the meridiem and the era.
-        var words = text[end...].split(separator: 0x20)
-        words.removeAll { word in
-            ["AM", "PM", "AD", "BC"].contains { $0.utf8.elementsEqual(word.map { $0 & ~0x20 }) }
-        }
-        guard let first = words.first, !isDigit(first.startIndex) else { return (text[start ..< end], nil) }
-        return (text[start ..< end], text[first.startIndex ..< words.last!.endIndex])
+    static func zoneDropped(_ zone: String?, type: String) -> String {
+        "has \(zone.map { "the time zone \($0)" } ?? "a time zone other than UTC (as PostgreSQL reads it)"), which this \(type) column would drop (times of other zones would compare as if in one); convert the times to UTC in the input, or declare the column \(type.replacingOccurrences(of: "without time zone", with: "with time zone"))"
     }
 
-    /// Whether a zone is UTC: `Z`, `UTC`, `GMT`, or an offset of zero (`+00`, `-00:00`).
-    static func isUTC(_ zone: UnsafeRawBufferPointer.SubSequence) -> Bool {
-        let upper = zone.map { $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z") ? $0 - 0x20 : $0 }
-        if ["Z", "UTC", "GMT", "UT", "ZULU"].contains(where: { $0.utf8.elementsEqual(upper) }) { return true }
-        guard let sign = upper.first, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-"), upper.count > 1 else { return false }
-        return upper.dropFirst().allSatisfy { $0 == UInt8(ascii: "0") || $0 == UInt8(ascii: ":") }
+    static let timeOfDayDropped = "has a time of day (or a zone other than UTC), which this date column would drop; give the date alone in the input, or declare the column timestamp"
+
+    /// How a date or time fares in a column that drops a zone (`timestamp`, `time`
+    /// without time zone) or a time of day (`date`).
+    enum TimeVerdict: Equatable {
+        case keeps
+        case dropsZone(String)
+        case dropsTimeOfDay
+        /// Not ISO 8601: PostgreSQL's own reading decides (`PostgresRun.serverDrops`).
+        case undecided
+    }
+
+    /// The kind PostgreSQL's own reading must judge `cell` as (`PostgresRun.serverDrops`):
+    /// `time`, `timestamp` or `date`, for a value `classifyTime` cannot read into a
+    /// column that drops a zone or a time of day; nil for any other.
+    static func serverJudges(_ cell: Cell, limit: Limit, type: String, bytes: UnsafePointer<UInt8>) -> String? {
+        guard cell.kind == .text || cell.kind == .untypedText else { return nil }
+        let kind: String
+        switch limit {
+        case .time(_, keepsZone: false): kind = type.hasPrefix("timestamp") ? "timestamp" : "time"
+        case .date: kind = "date"
+        default: return nil
+        }
+        let text = UnsafeRawBufferPointer(start: bytes + Int(cell.payload), count: Int(cell.length))
+        guard classifyTime(text, dateColumn: kind == "date") == .undecided else { return nil }
+        return kind
+    }
+
+    /// Reads ISO 8601 and its common variants exactly: `2026-11-20`, `2026-11-20T10:00:00.5Z`,
+    /// `2026-11-20 10:00+05:30`, `10:00:00-08` (a `time`), with a zone `Z`, `±hh[[:]mm]`,
+    /// `UTC` or `GMT`. Any other spelling (`Nov 20 10:00 2026 PST`, `20261120 100000`,
+    /// `PST 2026-11-20 10:00`, `epoch`) is `.undecided`: PostgreSQL's date parser reads a
+    /// zone or a time in many places, and only it can say (a parser of its rules here
+    /// missed zones before the time, after the year, and compact times).
+    static func classifyTime(_ text: UnsafeRawBufferPointer, dateColumn: Bool) -> TimeVerdict {
+        let n = text.count
+        func byte(_ k: Int) -> UInt8 { k < n ? text[k] : 0 }
+        func digit(_ k: Int) -> Bool { k < n && text[k] &- UInt8(ascii: "0") < 10 }
+        var i = 0
+        while byte(i) == 0x20 { i += 1 }
+        var hasDate = false
+        if digit(i), digit(i + 1), digit(i + 2), digit(i + 3), byte(i + 4) == UInt8(ascii: "-"), digit(i + 5), digit(i + 6),
+            byte(i + 7) == UInt8(ascii: "-"), digit(i + 8), digit(i + 9)
+        {
+            hasDate = true
+            i += 10
+            let separator = byte(i)
+            if separator == UInt8(ascii: "T") || separator == UInt8(ascii: "t") || separator == 0x20, digit(i + 1), digit(i + 2), byte(i + 3) == UInt8(ascii: ":") {
+                i += 1
+            }
+        }
+        var nonZeroTime = false
+        if digit(i), digit(i + 1), byte(i + 2) == UInt8(ascii: ":"), digit(i + 3), digit(i + 4) {
+            let start = i
+            i += 5
+            if byte(i) == UInt8(ascii: ":"), digit(i + 1), digit(i + 2) { i += 3 }
+            if byte(i) == UInt8(ascii: ".") || byte(i) == UInt8(ascii: ","), digit(i + 1) {
+                i += 1
+                while digit(i) { i += 1 }
+            }
+            nonZeroTime = text[start ..< i].contains { $0 &- UInt8(ascii: "1") < 9 }
+        } else if !hasDate {
+            return .undecided
+        }
+        var zoneStart = i
+        while byte(zoneStart) == 0x20 { zoneStart += 1 }
+        var zoneEnd = zoneStart
+        var utc = true
+        let first = byte(zoneStart)
+        if first == UInt8(ascii: "Z") || first == UInt8(ascii: "z") {
+            zoneEnd += 1
+        } else if first == UInt8(ascii: "+") || first == UInt8(ascii: "-"), digit(zoneStart + 1), digit(zoneStart + 2) {
+            zoneEnd += 3
+            if byte(zoneEnd) == UInt8(ascii: ":"), digit(zoneEnd + 1), digit(zoneEnd + 2) {
+                zoneEnd += 3
+            } else if digit(zoneEnd), digit(zoneEnd + 1) {
+                zoneEnd += 2
+            }
+            utc = text[(zoneStart + 1) ..< zoneEnd].allSatisfy { $0 == UInt8(ascii: "0") || $0 == UInt8(ascii: ":") }
+        } else if zoneStart + 3 <= n, ["UTC", "GMT"].contains(where: { $0.utf8.elementsEqual(text[zoneStart ..< zoneStart + 3].map { $0 & ~0x20 }) }) {
+            zoneEnd += 3
+        }
+        var end = zoneEnd
+        while byte(end) == 0x20 { end += 1 }
+        guard end == n else { return .undecided }
+        if dateColumn { return nonZeroTime || !utc ? .dropsTimeOfDay : .keeps }
+        return utc ? .keeps : .dropsZone(String(decoding: text[zoneStart ..< zoneEnd], as: UTF8.self))
     }
 
     /// The decimal places a number needs (`1.2300` 2, `1.5e-3` 4, `12e2` 0), or nil when
