@@ -348,11 +348,13 @@ final class ImportRun {
                 "\(summary.counts.nullKey) record(s) have a NULL key column or fall outside the partial index's predicate, and no primary key (first: \(firstNullKey)): they were inserted as new rows (--null-key insert), and a re-run will insert them again")
         }
         if firstDuplicate == nil, let session, let rowid = session.counters.firstDuplicateRowid, let rowidName = session.rowidName, let target {
-            let key = try? Row.fetchOne(
+            // The key's values are the row's, unless the run deleted rows: the row may be
+            // gone (it printed `(?)`), or its rowid another record's ("c" for a repeat of
+            // "a"), and the values are left out.
+            let key = summary.counts.deleted > 0 ? nil : try? Row.fetchOne(
                 db, sql: "SELECT \(SQLIdentifier.quoteList(target.columns)) FROM \(SQLIdentifier.quote(table)) WHERE \(rowidName) = ?", arguments: [rowid])
-            // (No row: a later tombstone deleted it, and with it the key's values.)
             firstDuplicate = "a record repeats (\(SQLIdentifier.quoteList(target.columns)))"
-                + (key.map { " = (" + $0.databaseValues.map(\.description).joined(separator: ", ") + ")" } ?? ", whose row a later tombstone deleted")
+                + (key.map { " = (" + $0.databaseValues.map(\.description).joined(separator: ", ") + ")" } ?? "")
         }
         if summary.counts.duplicateKeys > 0, let firstDuplicate {
             summary.warnings.append(
