@@ -550,7 +550,7 @@ extension SQLiteDataShapeTests {
         defer { TestSupport.remove(directory) }
         let records = [#"{"id":3,"kind":{"link":{"_0":"x"}}}"#, #"{"id":1,"kind":null}"#]
         let refused = try Self.run(records, Self.enumFlag, in: directory)
-        #expect(refused.status == 65 && refused.stderr.contains("in.jsonl:2 (byte 36): field kind is null or a plain value, where --enum kind"), "\(refused.stderr)")
+        #expect(refused.status == 65 && refused.stderr.contains("in.jsonl:2 (byte 36): field kind is null, a plain value or an array, where --enum kind"), "\(refused.stderr)")
         #expect(!refused.stderr.contains("--alter"), "\(refused.stderr)")
         let altered = try Self.run(records, Self.enumFlag + ["--alter"], in: directory)
         #expect(altered.status == 65, "\(altered.stderr)")
@@ -560,6 +560,31 @@ extension SQLiteDataShapeTests {
         #expect(dropped.rows == ["1|L1|NULL|NULL", "2|NULL|N2|NULL", "3|x|NULL|NULL"])
         let group = try Self.run([#"{"id":1,"stamps":null}"#], ["--group", "stamps"], in: directory)
         #expect(group.status == 65 && group.stderr.contains("where --group stamps expects an object"), "\(group.stderr)")
+        // Under --on-error skip such a record is set aside like any bad one, once, and the
+        // others are stored (the run stopped, exit 65: a helper's SQLiteData differential).
+        let mixed = [#"{"id":4,"kind":{"note":{"_0":"x"}}}"#, #"{"id":5,"kind":"note"}"#, #"{"id":6,"kind":{"link":{"_0":"y"}}}"#, #"{"kind":null}"#]
+        let skipped = try Self.run(mixed, Self.enumFlag + ["--on-error", "skip", "--rejects", "r.jsonl"], in: directory)
+        #expect(skipped.status == 2, "\(skipped.stderr)")
+        #expect(skipped.rows == ["1|L1|NULL|NULL", "2|NULL|N2|NULL", "4|NULL|x|NULL", "6|y|NULL|NULL"])
+        let rejects = try String(contentsOf: directory.appendingPathComponent("r.jsonl"), encoding: .utf8).split(separator: "\n")
+        #expect(rejects.count == 2 && rejects[0].contains("in.jsonl:2 (byte 36): field kind is null, a plain value or an array"), "\(rejects)")
+    }
+
+    /// Messages that named what is not (a helper's SQLiteData differential): the column a
+    /// nested field fills by its leaf name (it named "meta_link", no column), a case
+    /// field no column takes (it said the case was not among the enum's columns, naming
+    /// one that was), and --flatten-by prefix for names that differ only in case (which
+    /// it does not tell apart).
+    @Test func enumAndFlattenMessagesNameWhatIs() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let both = try Self.run([#"{"id":3,"kind":{"note":{"_0":"x"}},"meta":{"link":"y"}}"#], ["--enum", "kind=link,note"], in: directory)
+        #expect(both.status == 65 && both.stderr.contains(#"also fills its column "link" directly"#), "\(both.stderr)")
+        let extra = try Self.run([#"{"id":3,"kind":{"note":{"_0":"x","_1":"y"}}}"#], ["--enum", "kind=link,note"], in: directory)
+        #expect(extra.status == 65 && extra.stderr.contains("field kind.note._1 fills no column of the enum kind=link,note: no column of the enum takes it"), "\(extra.stderr)")
+        let places = "CREATE TABLE places (id TEXT PRIMARY KEY, address_street TEXT);"
+        let cased = try Self.run([#"{"id":"p","Address_Street":"X","address":{"street":"Y"}}"#], ["--flatten"], schema: places, table: "places", in: directory)
+        #expect(cased.status == 65 && cased.stderr.contains("both fill column") && !cased.stderr.contains("--flatten-by prefix"), "\(cased.stderr)")
     }
 
     /// The `uuid()` sqlimport defines is not deterministic: defined on every connection,

@@ -165,6 +165,9 @@ extension ImportRun {
     /// Refuses a record holding two cases of one enum (NULL values are no case), or a
     /// case and a value for another of the enum's columns outside it.
     func checkEnumCases(row: Int, of batch: RecordBatch, inputName: String) throws {
+        for (input, isEnum) in plainGroupOfInput where batch.cell(row: row, column: input).kind != .absent {
+            throw NestedFieldError.groupNotAnObject(batch.position(row: row, inputName: inputName), field: columnNames[input], isEnum: isEnum)
+        }
         for (input, group) in enumUnknownCaseOfInput {
             let kind = batch.cell(row: row, column: input).kind
             guard kind != .absent && kind != .null || FieldPath.isPresenceMarker(fieldNames[input]) && kind != .absent else { continue }
@@ -186,7 +189,8 @@ extension ImportRun {
         for (input, group) in enumColumnOfDirectInput where batch.cell(row: row, column: input).kind != .absent {
             guard enumCaseOfInput.contains(where: { $0.value.group == group && batch.cell(row: row, column: $0.key).kind != .absent }) else { continue }
             throw NestedFieldError.caseAndColumn(
-                batch.position(row: row, inputName: inputName), field: enumGroups[group].field, column: columnNames[input],
+                batch.position(row: row, inputName: inputName), field: enumGroups[group].field,
+                column: tableColumnOfInput[input].flatMap { session?.schema.columns[$0].name } ?? columnNames[input],
                 group: enumGroups[group].description)
         }
     }

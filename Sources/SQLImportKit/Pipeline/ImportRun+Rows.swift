@@ -71,7 +71,7 @@ extension ImportRun {
             plan.inside.removeAll(keepingCapacity: true)
             plan.setAside.removeAll(keepingCapacity: true)
             plan.tombstones.removeAll(keepingCapacity: true)
-            let hasEnums = !enumCaseOfInput.isEmpty || !enumUnknownCaseOfInput.isEmpty
+            let hasEnums = !enumCaseOfInput.isEmpty || !enumUnknownCaseOfInput.isEmpty || !plainGroupOfInput.isEmpty
             let hasScope = !scopeInputs.isEmpty
             for row in rows {
                 if hasScope { collectScope(row: row, of: batch) }
@@ -93,8 +93,9 @@ extension ImportRun {
                 if shape.inputColumns.isEmpty {
                     // `{}`, or only fields no column takes: a bad record like any other
                     // under --on-error skip (it stopped the run, which committed nothing).
+                    // (Once: one set aside above for its enum or group is not counted twice.)
                     guard options.onError == .skip else { throw ImportError.emptyRecord(position()) }
-                    try setAside(reason: "\(position()): \(ImportError.emptyRecordReason)")
+                    if !plan.setAside.contains(row - firstRow) { try setAside(reason: "\(position()): \(ImportError.emptyRecordReason)") }
                     plan.shapes.append(shape)
                     plan.inside.append(true)
                     continue

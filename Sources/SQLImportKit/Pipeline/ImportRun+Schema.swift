@@ -268,16 +268,23 @@ extension ImportRun {
         if !generated.isEmpty && !options.ignoreUnknown {
             throw SchemaError.generatedColumnsInInput(table: table, fields: generated)
         }
-        if !unknown.isEmpty && !options.ignoreUnknown {
+        if !options.ignoreUnknown {
             // A declared enum or group given as null (or a plain value): --alter would add
-            // a column of its name and clear nothing.
+            // a column of its name and clear nothing. Under --on-error skip the records
+            // holding it are set aside (`checkEnumCases`).
             for input in unknown {
                 let name = columnNames[input].sqliteFolded
                 let isEnum = options.enumGroups.contains { $0.field.sqliteFolded == name }
                 if isEnum || options.columnGroups.contains(where: { $0.sqliteFolded == name }) {
-                    throw NestedFieldError.groupNotAnObject(firstPosition(of: input, in: batch), field: columnNames[input], isEnum: isEnum)
+                    guard options.onError == .skip else {
+                        throw NestedFieldError.groupNotAnObject(firstPosition(of: input, in: batch), field: columnNames[input], isEnum: isEnum)
+                    }
+                    plainGroupOfInput[input] = isEnum
                 }
             }
+            unknown.removeAll { plainGroupOfInput[$0] != nil }
+        }
+        if !unknown.isEmpty && !options.ignoreUnknown {
             guard options.alter else {
                 let format = summary.inputs[safe: batch.inputIndex]?.format
                 throw SchemaError.unknownFields(
@@ -332,7 +339,7 @@ extension ImportRun {
                 if fields.contains(where: { FieldPath.components($0).count > 1 }) {
                     throw NestedFieldError.sameColumn(
                         fields: fields.map(FieldPath.dotted), column: schema.columns[column].name, table: table,
-                        prefixHelps: !createdTable && options.flattenNaming != .prefix && Set(fields.map(FieldPath.prefixName)).count == 2,
+                        prefixHelps: !createdTable && options.flattenNaming != .prefix && Set(fields.map { FieldPath.prefixName($0).sqliteFolded }).count == 2,
                         at: whereField(input, firstAppearsIn: [batch]))
                 }
                 throw SchemaError.fieldsCollide(

@@ -38,6 +38,10 @@ final class ImportRun {
     /// by input, with their group: under `--on-error skip` the records holding them are
     /// rejected one by one (`checkEnumCases`), not the run stopped.
     var enumUnknownCaseOfInput: [Int: Int] = [:]
+    /// Fields of a declared enum (true) or column group given as null or a plain value,
+    /// by input: under `--on-error skip` the records holding them are rejected one by one
+    /// (`checkEnumCases`); the run stopped.
+    var plainGroupOfInput: [Int: Bool] = [:]
     /// Nested fields (lowercased first components) already declared or recognised as an
     /// enum or a column group.
     var decidedNestedFields = Set<NameKey>()

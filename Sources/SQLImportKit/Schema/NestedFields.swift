@@ -297,7 +297,7 @@ public enum NestedFieldError: Error, Sendable, CustomStringConvertible {
         case .twoCases(let position, let field, let cases):
             return "\(position): field \(field) holds the cases \(cases.joined(separator: " and ")); an enum value has exactly one case"
         case .unknownCase(let position, let path, let group):
-            return "\(position): field \(path) fills no column of the enum \(group): its case is not among the enum's columns; add the case's columns to --enum, or fix the record"
+            return "\(position): field \(path) fills no column of the enum \(group): no column of the enum takes it (its case, or this field of its case, has none); add its column to --enum, or fix the record"
         case .sameColumn(let fields, let column, let table, let prefixHelps, let position):
             return "\(position.map { "\($0): " } ?? "")fields \(fields.joined(separator: " and ")) both fill column \(SQLIdentifier.quote(column)) of \(SQLIdentifier.quote(table)); "
                 + (prefixHelps ? "pass --flatten-by prefix to map nested fields by their prefixed names, or rename one in the input" : "rename one in the input")
@@ -307,7 +307,7 @@ public enum NestedFieldError: Error, Sendable, CustomStringConvertible {
             return "field \(field) holds one key per record (\(seen.joined(separator: ", "))): an enum, whose case switch must clear the other cases' columns, or a column group whose nil fields were left out, whose columns a record must not clear; pass --enum \(field)=\(columns.joined(separator: ",")) (keep only the enum's columns of \(SQLIdentifier.quote(table))) or --group \(field)"
         case .groupNotAnObject(let position, let field, let isEnum):
             let what = isEnum ? "--enum \(field) expects an object holding one case ({\"case\": value})" : "--group \(field) expects an object of its columns"
-            return "\(position): field \(field) is null or a plain value, where \(what); sqlimport does not guess which columns that clears. Leave the field out of such records (their columns are left alone), or pass --ignore-unknown to drop it"
+            return "\(position): field \(field) is null, a plain value or an array, where \(what); sqlimport does not guess which columns that clears. Leave the field out of such records (their columns are left alone), pass --ignore-unknown to drop it, or --on-error skip to set such records aside"
         case .enumInsideGroup(let position, let path, let field):
             return "\(position): field \(path) is written as Swift Codable writes an enum case, inside a group, where sqlimport does not recognise enums by itself (a record switching case would keep the old one); declare the enum's columns with --enum \(field)=COL,COL,..., or pass --group \(field) if it is not an enum"
         case .declaredTwice(let field):
