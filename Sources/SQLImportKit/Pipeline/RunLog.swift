@@ -206,9 +206,13 @@ extension CheckpointingRun {
         resumeEntries = resumed
         if let interrupted = resumed.values.first?.runID { runID = interrupted }
         // An input the interrupted run never had, before inputs it committed: its records
-        // are applied after theirs, which one run of this list would not do.
+        // are applied after theirs, which one run of this list would not do. (With
+        // --upsert the inputs after it are read again from their first records instead:
+        // `resumeInput`.)
         let had = options.inputs.map { resumed[$0] != nil }
-        if let last = had.lastIndex(of: true), let new = had[..<last].firstIndex(of: false), let committed = had[new...].firstIndex(of: true) {
+        if !restartsAfterANewOrChangedInput, let last = had.lastIndex(of: true), let new = had[..<last].firstIndex(of: false),
+            let committed = had[new...].firstIndex(of: true)
+        {
             summary.warnings.append(
                 "--resume: \(options.inputs[new]) was not an input of the interrupted run but comes before \(options.inputs[committed]), whose committed records it will not precede: a key both hold keeps the value of the one read last. Give the interrupted run's inputs in their order, or run again without --resume")
         }
@@ -252,8 +256,28 @@ extension CheckpointingRun {
         summary.resumedRejects = rejects
     }
 
-    /// Where input `index` starts (`RunLog.start`), once it is opened.
+    /// Whether an input after one the interrupted run did not read as now (changed since,
+    /// standard input, or not one of its inputs) is read again from its first record:
+    /// with --upsert, which makes that safe, and without --strict-resume.
+    var restartsAfterANewOrChangedInput: Bool { options.upsert != nil && !options.strictResume }
+
+    /// Where input `index` starts (`RunLog.start`), once it is opened. After an input read
+    /// from its first record that the interrupted run did not read as now, the inputs it
+    /// had committed are read from their first records too: skipping them applied the
+    /// earlier input's records after theirs, and a key both hold kept the earlier
+    /// input's value, where one run keeps the later's (a helper's kill test).
     func resumeInput(_ index: Int, path: String) throws {
+        let earlierChanged = options.inputs[..<index].indices.first { earlier in
+            let entry = resumeEntries[options.inputs[earlier]]
+            return entry == nil || options.inputs[earlier] == "-" || entry?.fingerprint != fingerprints[earlier]
+        }
+        if restartsAfterANewOrChangedInput, let earlier = earlierChanged, resumeEntries[path] != nil {
+            summary.restartedInputs.append(path)
+            summary.warnings.append(
+                "--resume: \(path) was imported from its first record, as \(options.inputs[earlier]) before it was (it changed since the interrupted run, or was not one of its inputs), so that a key both hold keeps the value of the one read last, as in one run")
+            try saveProgress(input: index, offset: 0, finished: false)
+            return
+        }
         switch try RunLog.start(of: path, entry: resumeEntries[path], fingerprint: fingerprints[index], options: options) {
         case .fresh:
             try saveProgress(input: index, offset: 0, finished: false)

@@ -80,9 +80,7 @@ extension PostgresRun {
             throw PostgresError(kind: .data, message: "field \(SQLIdentifier.quote(fieldNames[field])) = \(value) \(why)", position: batch.position(row: row, inputName: inputNames[batch.inputIndex]))
         }
         let text = UnsafeRawBufferPointer(start: bytes + Int(cell.payload), count: Int(cell.length))
-        if type == "bytea", cell.kind == .json || cell.kind == .untypedText,
-            let blob = (cell.kind == .json ? BlobMarker.decodeJSON : BlobMarker.decodeText)(text)
-        {
+        if type == "bytea", let blob = BlobMarker.decode(cell, bytes: bytes) {
             return "\\x" + blob.map { String(format: "%02x", $0) }.joined()
         }
         if family == .double || family == .float || family == .numeric,

@@ -1028,10 +1028,7 @@ final class PostgresRun {
                     // A BLOB marker (`{"$base64":...}`, CSV's `base64:...`), as export
                     // writes a BLOB, into a `bytea` column is its bytes, as into SQLite's
                     // BLOB column: PostgreSQL stored the marker's text as bytes.
-                    if isBytea[position], cell.kind == .json || cell.kind == .untypedText,
-                        let blob = (cell.kind == .json ? BlobMarker.decodeJSON : BlobMarker.decodeText)(
-                            UnsafeRawBufferPointer(start: bytes + Int(cell.payload), count: Int(cell.length)))
-                    {
+                    if isBytea[position], let blob = BlobMarker.decode(cell, bytes: bytes) {
                         Self.appendByteaHex(blob, to: &out)
                         continue
                     }
@@ -1042,9 +1039,7 @@ final class PostgresRun {
                         continue
                     }
                     if inferred[position] < .text ? !TypeTracker.fits(cell, inferred[position], bytes: bytes)
-                        : markersOnly[position] && cell.kind != .null && cell.kind != .absent
-                            && (cell.kind == .json ? BlobMarker.decodeJSON : cell.kind == .untypedText ? BlobMarker.decodeText : { _ in nil })(
-                                UnsafeRawBufferPointer(start: bytes + Int(cell.payload), count: Int(cell.length))) == nil
+                        : markersOnly[position] && cell.kind != .null && cell.kind != .absent && BlobMarker.decode(cell, bytes: bytes) == nil
                     {
                         var text = batch.text(cell)
                         if text.count > 80 { text = String(text.prefix(77)) + "..." }

@@ -58,6 +58,17 @@ package enum BlobMarker {
 
     // MARK: - Reading
 
+    /// The bytes of `cell` when it is a marker: a JSON object read as JSON text, or CSV/TSV
+    /// text (`untypedText`); nil for any other cell.
+    static func decode(_ cell: Cell, bytes: UnsafePointer<UInt8>) -> [UInt8]? {
+        let text = UnsafeRawBufferPointer(start: bytes + Int(cell.payload), count: Int(cell.length))
+        switch cell.kind {
+        case .json: return decodeJSON(text)
+        case .untypedText: return decodeText(text)
+        default: return nil
+        }
+    }
+
     /// The bytes of a JSON marker, or nil when `text` is not exactly
     /// `{"$base64":"<valid base64>"}` (the compact form the JSON readers produce).
     package static func decodeJSON(_ text: UnsafeRawBufferPointer) -> [UInt8]? {

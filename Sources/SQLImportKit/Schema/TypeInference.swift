@@ -34,12 +34,7 @@ struct TypeTracker {
     mutating func observe(_ cell: Cell, bytes: UnsafeBufferPointer<UInt8>) {
         guard let kind = Self.kind(of: cell, bytes: bytes.baseAddress) else { return }
         if !sawOtherValue {
-            let text = Self.text(of: cell, bytes: bytes.baseAddress)
-            switch cell.kind {
-            case .json where BlobMarker.decodeJSON(text) != nil: sawBlobMarker = true
-            case .untypedText where BlobMarker.decodeText(text) != nil: sawBlobMarker = true
-            default: sawOtherValue = true
-            }
+            if bytes.baseAddress.flatMap({ BlobMarker.decode(cell, bytes: $0) }) != nil { sawBlobMarker = true } else { sawOtherValue = true }
         }
         switch cell.kind {
         case .integer:
