@@ -1046,7 +1046,7 @@ final class PostgresRun {
                         let column = columnOfField[field]!
                         throw PostgresError(
                             kind: .data,
-                            message: "field \(SQLIdentifier.quote(fieldNames[field])) = \(cell.kind == .real ? NumberText.shortest(cell.doubleValue) : "\"\(text)\"") does not fit the column's type \(types[position]), \(WriteError.inferredTypePhrase) \(inferredFrom) records. Pass --type \(column)=TEXT (or the type that holds every value), or a larger --infer-rows",
+                            message: "field \(SQLIdentifier.quote(fieldNames[field])) = \(cell.kind == .real ? NumberText.shortest(cell.doubleValue) : "\"\(text)\"") does not fit the column's type \(types[position]), \(WriteError.inferredTypePhrase) \(inferredFrom) records. Pass --type \(column)=TEXT (or the type that holds every value), or --infer-rows all to type it from every record",
                             position: batch.position(row: row, inputName: inputNames[batch.inputIndex]))
                     }
                     if let why = PostgresValueCheck.refusal(cell, family: families[position], bytes: bytes)

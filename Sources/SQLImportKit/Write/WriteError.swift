@@ -99,7 +99,7 @@ public struct WriteError: Error, Sendable, CustomStringConvertible {
         case .nullInNotNullColumn(let column):
             return "\(position): field \(SQLIdentifier.quote(column)) is null but the column is NOT NULL; supply a value"
         case .notTheInferredType(let column, let type, let value, let sampleRows):
-            return "\(position): field \(SQLIdentifier.quote(column)) = \(value) does not fit the column's type \(type), \(WriteError.inferredTypePhrase) \(sampleRows) records. Pass --type \(column)=TEXT (or the type that holds every value), or a larger --infer-rows"
+            return "\(position): field \(SQLIdentifier.quote(column)) = \(value) does not fit the column's type \(type), \(WriteError.inferredTypePhrase) \(sampleRows) records. Pass --type \(column)=TEXT (or the type that holds every value), or --infer-rows all to type it from every record"
         case .deferredUniqueIndex(let message):
             return "\(position): this record updates a row, so the unique indexes this first load had deferred were built first, and \(message)"
         case .repeatedKey(let key):
