@@ -238,6 +238,34 @@ import Testing
         #expect(names == ["from b", "from b"], "\(names)")
     }
 
+    /// The same, interrupted twice: a resumed run that reads x.jsonl first stops inside
+    /// it, and the next --resume skipped what the first run had committed of a.jsonl and
+    /// b.jsonl (their entries were reset only once reached), so x.jsonl's values won (a
+    /// helper's review). Their entries are reset as soon as x.jsonl is read afresh.
+    @Test func aResumeInterruptedBeforeTheInputsItReadsAgainStillReadsThemAgain() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let database = directory.appendingPathComponent("app.db").path
+        try TestSupport.createDatabase(database, schema: """
+            CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT);
+            CREATE TRIGGER stop BEFORE INSERT ON t WHEN NEW.k = 3 BEGIN SELECT RAISE(ABORT, 'stop here'); END;
+            """)
+        func write(_ name: String, _ v: String, _ keys: ClosedRange<Int>) {
+            TestSupport.write(keys.map { #"{"k":\#($0),"v":"\#(v)"}"# + "\n" }.joined(), to: directory.appendingPathComponent(name))
+        }
+        write("a.jsonl", "a", 1 ... 1)
+        write("b.jsonl", "b", 1 ... 3)
+        write("x.jsonl", "x", 1 ... 3)
+        let flags = ["--db", database, "--table", "t", "--upsert", "k", "--commit-every", "1", "--resume"]
+        #expect(try TestSupport.run(["a.jsonl", "b.jsonl"] + flags, in: directory).status == 65)
+        #expect(try TestSupport.run(["x.jsonl", "a.jsonl", "b.jsonl"] + flags, in: directory).status == 65)
+        try DatabaseQueue(path: database).write { try $0.execute(sql: "DROP TRIGGER stop") }
+        let last = try TestSupport.run(["x.jsonl", "a.jsonl", "b.jsonl"] + flags, in: directory)
+        #expect(last.status == 0, "\(last.stderr)")
+        let rows = try DatabaseQueue(path: database).read { try String.fetchAll($0, sql: "SELECT k || '|' || v FROM t ORDER BY k") }
+        #expect(rows == ["1|b", "2|b", "3|b"], "\(rows)")
+    }
+
     /// Two nights of `a.csv b.csv` (palmerpenguins, random UUID keys): the second stops
     /// inside `a.csv`, and its --resume skipped all of `b.csv`, because the log still held
     /// the first night's entry for it, finished and unchanged; `b.csv`'s values were

@@ -371,6 +371,25 @@ import Testing
         #expect(try TestSupport.runShell("sqlite3 app.db 'SELECT u, v FROM t ORDER BY u'", in: directory).stdout == "a|1\nb|2\n")
     }
 
+    /// In a session whose TimeZone is not UTC, a value of that zone is refused as any
+    /// other zone: the server's reading passed it, and a UTC time and a New York time of
+    /// the same wall clock became one row (a helper's review).
+    @Test func aSessionsOwnZoneIsNoExceptionToTheZoneCheck() throws {
+        let url = try PostgresServer.database(schema: Self.schemaName(#function), setUp: "CREATE TABLE ts (t timestamp PRIMARY KEY, src text);")
+            + "%20-cTimeZone%3DAmerica/New_York"
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let lines = [
+            #"{"t":"2026-11-20T10:00:00Z","src":"utc"}"#, #"{"t":"Nov 20 10:00:00 2026 EST","src":"est"}"#,
+            #"{"t":"2026-11-20 10:00 America/New_York","src":"ny"}"#, #"{"t":"Nov 21 10:00:00 2026","src":"plain"}"#,
+        ]
+        TestSupport.write(lines.joined(separator: "\n") + "\n", to: directory.appendingPathComponent("ts.jsonl"))
+        let run = try TestSupport.run(["ts.jsonl", "--db", url, "--upsert", "t", "--on-error", "skip", "--report", "r.json"], in: directory)
+        #expect(run.status == 2, "\(run.stderr)")
+        #expect(try Self.counts(directory.appendingPathComponent("r.json"))["rejected"] == 2)
+        #expect(try PostgresServer.query(url, "SELECT t, src FROM ts ORDER BY t") == "2026-11-20 10:00:00|utc\n2026-11-21 10:00:00|plain\n")
+    }
+
     /// A BLOB marker (as export writes a BLOB) into a `bytea` column is its bytes, as into
     /// SQLite's BLOB column, and a new table's column of markers is `bytea`: PostgreSQL
     /// stored the marker's text as the bytes (a helper's round trip of a SQLite export).

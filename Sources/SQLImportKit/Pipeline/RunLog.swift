@@ -278,7 +278,19 @@ extension CheckpointingRun {
             try saveProgress(input: index, offset: 0, finished: false)
             return
         }
-        switch try RunLog.start(of: path, entry: resumeEntries[path], fingerprint: fingerprints[index], options: options) {
+        let start = try RunLog.start(of: path, entry: resumeEntries[path], fingerprint: fingerprints[index], options: options)
+        if restartsAfterANewOrChangedInput, earlierChanged == nil {
+            // The first input read from its first record: the entries of those after it
+            // that the interrupted run committed are reset now, in this run's transaction,
+            // so that a resume of this run stopped before it reaches them does not skip
+            // what the first run committed of them (a helper's second interruption).
+            if case .resume = start {} else {
+                for later in options.inputs.indices.dropFirst(index + 1) where resumeEntries[options.inputs[later]] != nil {
+                    try saveProgress(input: later, offset: 0, finished: false)
+                }
+            }
+        }
+        switch start {
         case .fresh:
             try saveProgress(input: index, offset: 0, finished: false)
         case .restart(let warning):

@@ -859,19 +859,20 @@ final class PostgresRun {
 
     /// Which of `values` (a date or time's text, and the kind of its column: `timestamp`
     /// or `time` without time zone, `date`) PostgreSQL's own reading would store without
-    /// its zone (one other than UTC or the session's) or its time of day: the spellings
+    /// its zone (one other than UTC, read in UTC: the session's zone would pass a value
+    /// of its zone and one of UTC for the same wall time) or its time of day: the spellings
     /// `PostgresValueCheck.classifyTime` cannot read. A value PostgreSQL cannot read is
     /// left for the COPY to refuse. (One round trip, for the rare values it takes.)
     func serverDrops(_ values: [(text: String, kind: String)]) throws -> Set<Int> {
         guard !values.isEmpty else { return [] }
         try connection.execute(
             """
-            CREATE OR REPLACE FUNCTION pg_temp.sqlimport_drops(v text, k text) RETURNS boolean LANGUAGE plpgsql STABLE AS $$
+            CREATE OR REPLACE FUNCTION pg_temp.sqlimport_drops(v text, k text) RETURNS boolean LANGUAGE plpgsql STABLE SET TimeZone = 'UTC' AS $$
             BEGIN
               IF k = 'time' THEN
-                RETURN NOT ((v::timetz AT TIME ZONE 'UTC')::time = v::time OR (v::timetz AT TIME ZONE current_setting('TimeZone'))::time = v::time);
+                RETURN (v::timetz AT TIME ZONE 'UTC')::time <> v::time;
               END IF;
-              IF NOT (v::timestamptz = v::timestamp AT TIME ZONE 'UTC' OR v::timestamptz = v::timestamp AT TIME ZONE current_setting('TimeZone')) THEN
+              IF v::timestamptz <> v::timestamp AT TIME ZONE 'UTC' THEN
                 RETURN true;
               END IF;
               RETURN k = 'date' AND v::timestamp <> v::date::timestamp;
