@@ -23,5 +23,8 @@ import Testing
         #expect(throws: ExportError.self) { try PostgresQueryParameters(query: "SELECT * FROM t WHERE a = $1", parameters: ["a": "x"]) }
         // An identifier may hold $, and a slice with spaces has no parameter.
         #expect((try? PostgresQueryParameters(query: "SELECT a$1, b[1 : 2] FROM t", parameters: [:]))?.sql == "SELECT a$1, b[1 : 2] FROM t")
+        // Without --param, names are PostgreSQL's (a slice a[lo:hi]), and $1 is still refused.
+        #expect((try? PostgresQueryParameters(query: "SELECT a[lo:hi] FROM t", parameters: [:], bindsNames: false))?.sql == "SELECT a[lo:hi] FROM t")
+        #expect(throws: ExportError.self) { try PostgresQueryParameters(query: "SELECT * FROM t WHERE a = $1", parameters: [:], bindsNames: false) }
     }
 }

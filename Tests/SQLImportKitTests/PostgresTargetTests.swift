@@ -2552,6 +2552,10 @@ import Testing
         // Without --param the query is PostgreSQL's as written: a slice a[lo:hi] is no parameter.
         let slice = try TestSupport.run(["export", "--db", url, "--format", "csv", "--query", "SELECT (ARRAY[10,20,30])[lo:hi] AS s FROM (SELECT 2 AS lo, 3 AS hi) AS b"], in: directory)
         #expect(slice.status == 0 && slice.stdout == "s\n\"{20,30}\"\n", "\(slice.stdout) \(slice.stderr)")
+        // A positional $1 without --param is refused as with one: it reached the server,
+        // whose complaint read as an unreachable server (exit 69; a helper's audit).
+        let positional = try TestSupport.run(["export", "--db", url, "--query", "SELECT * FROM things WHERE id = $1"], in: directory)
+        #expect(positional.status == 64 && positional.stderr.contains("--query has a positional $1 parameter; name it"), "\(positional.status) \(positional.stderr)")
         // A query's mistakes are the query's.
         let wrong = try TestSupport.run(["export", "--db", url, "--query", "SELECT nope FROM things"], in: directory)
         #expect(wrong.status == 65 || wrong.status == 64, "\(wrong.status) \(wrong.stderr)")

@@ -40,10 +40,12 @@ public final class PostgresExporter {
         defer { try? connection.execute("ROLLBACK") }
         var sql = try selectSQL(connection)
         var values: [String] = []
-        // Only a query given --param is scanned: without it, PostgreSQL reads the query
-        // as written (an array slice `a[1:n]` is no parameter).
-        if case .query = options.source, !options.parameters.isEmpty {
-            let bound = try PostgresQueryParameters(query: sql, parameters: options.parameters)
+        // Only a query given --param binds names: without it, PostgreSQL reads the query
+        // as written (an array slice `a[1:n]` is no parameter). A positional `$1` is
+        // refused either way (without --param it reached the server, whose "bind message
+        // supplies 0 parameters" read as an unreachable server, exit 69).
+        if case .query = options.source {
+            let bound = try PostgresQueryParameters(query: sql, parameters: options.parameters, bindsNames: !options.parameters.isEmpty)
             (sql, values) = (bound.sql, bound.values)
         }
         do {

@@ -10,7 +10,9 @@ struct PostgresQueryParameters {
     /// The value of `$1`, `$2`, ...
     var values: [String]
 
-    init(query: String, parameters: [String: String]) throws(ExportError) {
+    /// `bindsNames` false: the query has no `--param`, and only a positional `$1` is
+    /// looked for (`:name` is PostgreSQL's as written there, an array slice `a[lo:hi]`).
+    init(query: String, parameters: [String: String], bindsNames: Bool = true) throws(ExportError) {
         let bytes = Array(query.utf8)
         var out: [UInt8] = []
         var order: [String] = []
@@ -89,7 +91,7 @@ struct PostgresQueryParameters {
             case 0x3A where next == 0x3A:  // :: cast
                 out.append(contentsOf: [0x3A, 0x3A])
                 index += 2
-            case 0x3A where isIdentifierStart(next) && previous != 0x3A:
+            case 0x3A where bindsNames && isIdentifierStart(next) && previous != 0x3A:
                 var at = index + 1
                 while at < bytes.count, isIdentifier(bytes[at]), bytes[at] != 0x24 { at += 1 }
                 let name = String(decoding: bytes[index + 1 ..< at], as: UTF8.self)
