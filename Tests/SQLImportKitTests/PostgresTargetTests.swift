@@ -2554,6 +2554,10 @@ import Testing
         #expect(slice.status == 0 && slice.stdout == "s\n\"{20,30}\"\n", "\(slice.stdout) \(slice.stderr)")
         // A positional $1 without --param is refused as with one: it reached the server,
         // whose complaint read as an unreachable server (exit 69; a helper's audit).
+        // A :name without any --param that PostgreSQL cannot parse names --param too (it
+        // gave PostgreSQL's syntax error at ':').
+        let named = try TestSupport.run(["export", "--db", url, "--query", "SELECT * FROM things WHERE id >= :from"], in: directory)
+        #expect(named.status == 64 && named.stderr.contains("--query has :from, and no --param binds it; pass --param from=VALUE"), "\(named.stderr)")
         let positional = try TestSupport.run(["export", "--db", url, "--query", "SELECT * FROM things WHERE id = $1"], in: directory)
         #expect(positional.status == 64 && positional.stderr.contains("--query has a positional $1 parameter; name it"), "\(positional.status) \(positional.stderr)")
         // A query's mistakes are the query's.

@@ -53,6 +53,14 @@ public final class PostgresExporter {
         } catch {
             // The query's own mistakes; the connection's or a lock's stay theirs.
             guard error.kind == .usage || error.kind == .server || error.kind == .data else { throw error }
+            // A syntax error in a query without --param that holds a `:name`: the name
+            // is the likely cause, and the message names --param (it gave PostgreSQL's
+            // "syntax error at or near ':'").
+            if error.sqlState == "42601", options.parameters.isEmpty, case .query = options.source {
+                do { _ = try PostgresQueryParameters(query: sql, parameters: [:]) } catch let unbound where { if case .unboundPostgresParameter = unbound { true } else { false } }() {
+                    throw unbound
+                } catch {}
+            }
             throw ExportError.invalidQuery(query: sql, message: error.message)
         }
         var batch = try connection.result("FETCH FORWARD \(Self.fetchRows) FROM sqlimport_export")
