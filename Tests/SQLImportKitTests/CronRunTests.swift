@@ -266,6 +266,34 @@ import Testing
         #expect(rows == ["1|b", "2|b", "3|b"], "\(rows)")
     }
 
+    /// The interrupted run's inputs given in another order: a finished input now after
+    /// one it had not finished was skipped, and a key both hold kept the old order's
+    /// value (a helper's review). It is read again; an input left out is warned about.
+    @Test func aResumeWithTheInputsReorderedReadsTheMovedOneAgain() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let database = directory.appendingPathComponent("app.db").path
+        try TestSupport.createDatabase(database, schema: """
+            CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT);
+            CREATE TRIGGER stop BEFORE INSERT ON t WHEN NEW.k = 3 BEGIN SELECT RAISE(ABORT, 'stop here'); END;
+            """)
+        func write(_ name: String, _ v: String, _ keys: ClosedRange<Int>) {
+            TestSupport.write(keys.map { #"{"k":\#($0),"v":"\#(v)"}"# + "\n" }.joined(), to: directory.appendingPathComponent(name))
+        }
+        write("a.jsonl", "a", 1 ... 2)
+        write("b.jsonl", "b", 1 ... 3)
+        write("z.jsonl", "z", 9 ... 9)
+        let flags = ["--db", database, "--table", "t", "--upsert", "k", "--commit-every", "1", "--resume"]
+        #expect(try TestSupport.run(["z.jsonl", "a.jsonl", "b.jsonl"] + flags, in: directory).status == 65)
+        try DatabaseQueue(path: database).write { try $0.execute(sql: "DROP TRIGGER stop") }
+        let resumed = try TestSupport.run(["b.jsonl", "a.jsonl"] + flags, in: directory)
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(resumed.stderr.contains("--resume: a.jsonl was imported from its first record, as b.jsonl before it was read anew or not to its end"), "\(resumed.stderr)")
+        #expect(resumed.stderr.contains("--resume: z.jsonl was an input of the interrupted run and is not one of this run's"), "\(resumed.stderr)")
+        let rows = try DatabaseQueue(path: database).read { try String.fetchAll($0, sql: "SELECT k || '|' || v FROM t ORDER BY k") }
+        #expect(rows == ["1|a", "2|a", "3|b", "9|z"], "\(rows)")
+    }
+
     /// Two nights of `a.csv b.csv` (palmerpenguins, random UUID keys): the second stops
     /// inside `a.csv`, and its --resume skipped all of `b.csv`, because the log still held
     /// the first night's entry for it, finished and unchanged; `b.csv`'s values were

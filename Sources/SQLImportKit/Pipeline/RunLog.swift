@@ -217,6 +217,11 @@ extension CheckpointingRun {
                 "--resume: \(options.inputs[new]) was not an input of the interrupted run but comes before \(options.inputs[committed]), whose committed records it will not precede: a key both hold keeps the value of the one read last. Give the interrupted run's inputs in their order, or run again without --resume")
         }
         if let warning { summary.warnings.append(warning) }
+        // An input of the interrupted run left out of this one: what it committed stays.
+        for path in resumed.keys.sorted() where !options.inputs.contains(path) {
+            summary.warnings.append(
+                "--resume: \(path) was an input of the interrupted run and is not one of this run's: the records it committed stay in the table; run without --resume to start over")
+        }
         // A changed input that stops the run stops it here, before `--rejects` is opened
         // (which keeps only the lines of the inputs resumed, and emptied the file).
         for (index, path) in options.inputs.enumerated() {
@@ -267,14 +272,17 @@ extension CheckpointingRun {
     /// earlier input's records after theirs, and a key both hold kept the earlier
     /// input's value, where one run keeps the later's (a helper's kill test).
     func resumeInput(_ index: Int, path: String) throws {
+        // (A finished input after one the interrupted run had not finished was read
+        // before it there: the list's order changed.)
+        let finished = resumeEntries[path]?.finished == true
         let earlierChanged = options.inputs[..<index].indices.first { earlier in
             let entry = resumeEntries[options.inputs[earlier]]
-            return entry == nil || options.inputs[earlier] == "-" || entry?.fingerprint != fingerprints[earlier]
+            return entry == nil || options.inputs[earlier] == "-" || entry?.fingerprint != fingerprints[earlier] || finished && entry?.finished == false
         }
         if restartsAfterANewOrChangedInput, let earlier = earlierChanged, resumeEntries[path] != nil {
             summary.restartedInputs.append(path)
             summary.warnings.append(
-                "--resume: \(path) was imported from its first record, as \(options.inputs[earlier]) before it was (it changed since the interrupted run, or was not one of its inputs), so that a key both hold keeps the value of the one read last, as in one run")
+                "--resume: \(path) was imported from its first record, as \(options.inputs[earlier]) before it was read anew or not to its end (it changed since the interrupted run, was not one of its inputs, or came after \(path) there), so that a key both hold keeps the value of the one read last, as in one run")
             try saveProgress(input: index, offset: 0, finished: false)
             return
         }
