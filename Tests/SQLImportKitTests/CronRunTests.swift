@@ -243,55 +243,67 @@ import Testing
     /// b.jsonl (their entries were reset only once reached), so x.jsonl's values won (a
     /// helper's review). Their entries are reset as soon as x.jsonl is read afresh.
     @Test func aResumeInterruptedBeforeTheInputsItReadsAgainStillReadsThemAgain() throws {
-        let directory = TestSupport.temporaryDirectory()
-        defer { TestSupport.remove(directory) }
-        let database = directory.appendingPathComponent("app.db").path
-        try TestSupport.createDatabase(database, schema: """
-            CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT);
-            CREATE TRIGGER stop BEFORE INSERT ON t WHEN NEW.k = 3 BEGIN SELECT RAISE(ABORT, 'stop here'); END;
-            """)
-        func write(_ name: String, _ v: String, _ keys: ClosedRange<Int>) {
-            TestSupport.write(keys.map { #"{"k":\#($0),"v":"\#(v)"}"# + "\n" }.joined(), to: directory.appendingPathComponent(name))
-        }
-        write("a.jsonl", "a", 1 ... 1)
-        write("b.jsonl", "b", 1 ... 3)
-        write("x.jsonl", "x", 1 ... 3)
-        let flags = ["--db", database, "--table", "t", "--upsert", "k", "--commit-every", "1", "--resume"]
-        #expect(try TestSupport.run(["a.jsonl", "b.jsonl"] + flags, in: directory).status == 65)
-        #expect(try TestSupport.run(["x.jsonl", "a.jsonl", "b.jsonl"] + flags, in: directory).status == 65)
-        try DatabaseQueue(path: database).write { try $0.execute(sql: "DROP TRIGGER stop") }
-        let last = try TestSupport.run(["x.jsonl", "a.jsonl", "b.jsonl"] + flags, in: directory)
+        let work = try StopAtThree()
+        defer { work.cleanUp() }
+        work.write("a.jsonl", "a", 1 ... 1)
+        work.write("b.jsonl", "b", 1 ... 3)
+        work.write("x.jsonl", "x", 1 ... 3)
+        #expect(try work.run(["a.jsonl", "b.jsonl"]).status == 65)
+        #expect(try work.run(["x.jsonl", "a.jsonl", "b.jsonl"]).status == 65)
+        try work.letThrough()
+        let last = try work.run(["x.jsonl", "a.jsonl", "b.jsonl"])
         #expect(last.status == 0, "\(last.stderr)")
-        let rows = try DatabaseQueue(path: database).read { try String.fetchAll($0, sql: "SELECT k || '|' || v FROM t ORDER BY k") }
-        #expect(rows == ["1|b", "2|b", "3|b"], "\(rows)")
+        #expect(try work.rows() == ["1|b", "2|b", "3|b"])
     }
 
     /// The interrupted run's inputs given in another order: a finished input now after
     /// one it had not finished was skipped, and a key both hold kept the old order's
     /// value (a helper's review). It is read again; an input left out is warned about.
     @Test func aResumeWithTheInputsReorderedReadsTheMovedOneAgain() throws {
-        let directory = TestSupport.temporaryDirectory()
-        defer { TestSupport.remove(directory) }
-        let database = directory.appendingPathComponent("app.db").path
-        try TestSupport.createDatabase(database, schema: """
-            CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT);
-            CREATE TRIGGER stop BEFORE INSERT ON t WHEN NEW.k = 3 BEGIN SELECT RAISE(ABORT, 'stop here'); END;
-            """)
-        func write(_ name: String, _ v: String, _ keys: ClosedRange<Int>) {
-            TestSupport.write(keys.map { #"{"k":\#($0),"v":"\#(v)"}"# + "\n" }.joined(), to: directory.appendingPathComponent(name))
-        }
-        write("a.jsonl", "a", 1 ... 2)
-        write("b.jsonl", "b", 1 ... 3)
-        write("z.jsonl", "z", 9 ... 9)
-        let flags = ["--db", database, "--table", "t", "--upsert", "k", "--commit-every", "1", "--resume"]
-        #expect(try TestSupport.run(["z.jsonl", "a.jsonl", "b.jsonl"] + flags, in: directory).status == 65)
-        try DatabaseQueue(path: database).write { try $0.execute(sql: "DROP TRIGGER stop") }
-        let resumed = try TestSupport.run(["b.jsonl", "a.jsonl"] + flags, in: directory)
+        let work = try StopAtThree()
+        defer { work.cleanUp() }
+        work.write("a.jsonl", "a", 1 ... 2)
+        work.write("b.jsonl", "b", 1 ... 3)
+        work.write("z.jsonl", "z", 9 ... 9)
+        #expect(try work.run(["z.jsonl", "a.jsonl", "b.jsonl"]).status == 65)
+        try work.letThrough()
+        let resumed = try work.run(["b.jsonl", "a.jsonl"])
         #expect(resumed.status == 0, "\(resumed.stderr)")
         #expect(resumed.stderr.contains("--resume: a.jsonl was imported from its first record, as b.jsonl before it was read anew or not to its end"), "\(resumed.stderr)")
         #expect(resumed.stderr.contains("--resume: z.jsonl was an input of the interrupted run and is not one of this run's"), "\(resumed.stderr)")
-        let rows = try DatabaseQueue(path: database).read { try String.fetchAll($0, sql: "SELECT k || '|' || v FROM t ORDER BY k") }
-        #expect(rows == ["1|a", "2|a", "3|b", "9|z"], "\(rows)")
+        #expect(try work.rows() == ["1|a", "2|a", "3|b", "9|z"])
+    }
+
+    /// A table whose trigger refuses the key 3, so that a run stops there after
+    /// committing, record by record, what came before (as a kill would); inputs of
+    /// `{"k":…,"v":…}` records; runs under `--commit-every 1 --resume`.
+    struct StopAtThree {
+        let directory = TestSupport.temporaryDirectory()
+        var database: String { directory.appendingPathComponent("app.db").path }
+
+        init() throws {
+            try TestSupport.createDatabase(database, schema: """
+                CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT);
+                CREATE TRIGGER stop BEFORE INSERT ON t WHEN NEW.k = 3 BEGIN SELECT RAISE(ABORT, 'stop here'); END;
+                """)
+        }
+
+        func write(_ name: String, _ v: String, _ keys: ClosedRange<Int>) {
+            TestSupport.write(keys.map { #"{"k":\#($0),"v":"\#(v)"}"# + "\n" }.joined(), to: directory.appendingPathComponent(name))
+        }
+
+        func run(_ inputs: [String]) throws -> TestSupport.Output {
+            try TestSupport.run(inputs + ["--db", database, "--table", "t", "--upsert", "k", "--commit-every", "1", "--resume"], in: directory)
+        }
+
+        /// Drops the trigger: the next run goes through.
+        func letThrough() throws { try DatabaseQueue(path: database).write { try $0.execute(sql: "DROP TRIGGER stop") } }
+
+        func rows() throws -> [String] {
+            try DatabaseQueue(path: database).read { try String.fetchAll($0, sql: "SELECT k || '|' || v FROM t ORDER BY k") }
+        }
+
+        func cleanUp() { TestSupport.remove(directory) }
     }
 
     /// Two nights of `a.csv b.csv` (palmerpenguins, random UUID keys): the second stops
