@@ -523,6 +523,19 @@ import Testing
         #expect(try PostgresServer.query(url, "SELECT a, coalesce(b, 'NULL'), v FROM t ORDER BY a") == "y|z|4\n")
     }
 
+    /// A tombstone's key holding a NUL is refused as an upsert's value is: the key went
+    /// as a parameter, a C string, which ended at the NUL, and the tombstone deleted the
+    /// row of "a" for "a\0b" (found in review).
+    @Test func aTombstoneKeyHoldingANULIsRefused() throws {
+        let url = try PostgresServer.database(schema: Self.schemaName(#function), setUp: "CREATE TABLE t (k text PRIMARY KEY, v int); INSERT INTO t VALUES ('a', 1);")
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        TestSupport.write(#"{"k":"a\u0000b","gone":true}"# + "\n", to: directory.appendingPathComponent("t.jsonl"))
+        let run = try TestSupport.run(["t.jsonl", "--db", url, "--upsert", "k", "--tombstone", "gone"], in: directory)
+        #expect(run.status == 65 && run.stderr.contains(#"t.jsonl:1 (byte 0): PostgreSQL refused the record: field "k" holds a NUL character"#), "\(run.stderr)")
+        #expect(try PostgresServer.query(url, "SELECT count(*) FROM t") == "1\n")
+    }
+
     @Test func aValueTheColumnRefusesNamesTheLineAndTheFieldAndCommitsNothing() throws {
         let url = try PostgresServer.database(schema: Self.schemaName(#function), setUp: Self.itemsSchema)
         let directory = TestSupport.temporaryDirectory()

@@ -90,6 +90,9 @@ extension PostgresRun {
             return negative ? "-Infinity" : "Infinity"
         }
         if family == .integer, let whole = PostgresValueCheck.wholeNumber(cell, bytes: bytes) { return String(whole) }
+        // (A parameter is a C string: a NUL ended the key there, and the tombstone deleted
+        // the row of the key's first part.)
+        if cell.kind != .integer && cell.kind != .real && text.contains(0) { throw nulRefused(field: field, row: row, of: batch) }
         var out: [UInt8] = []
         Self.appendText(of: cell, bytes: bytes) { out.append(contentsOf: $0) }
         return String(decoding: out, as: UTF8.self)

@@ -1086,10 +1086,7 @@ final class PostgresRun {
                         continue
                     case .text, .untypedText, .json, .numberAsText:
                         if UnsafeBufferPointer(start: bytes + Int(cell.payload), count: Int(cell.length)).contains(0) {
-                            throw PostgresError(
-                                kind: .data,
-                                message: "field \(SQLIdentifier.quote(fieldNames[field])) holds a NUL character, which PostgreSQL text cannot store; remove it from the input",
-                                position: batch.position(row: row, inputName: inputNames[batch.inputIndex]))
+                            throw nulRefused(field: field, row: row, of: batch)
                         }
                     case .real:
                         break
@@ -1104,6 +1101,15 @@ final class PostgresRun {
             }
         }
         out.withUnsafeBytes(send)
+    }
+
+    /// A value holding a NUL, which PostgreSQL text cannot store (and a parameter, a C
+    /// string, would end at).
+    func nulRefused(field: Int, row: Int, of batch: RecordBatch) -> PostgresError {
+        PostgresError(
+            kind: .data,
+            message: "field \(SQLIdentifier.quote(fieldNames[field])) holds a NUL character, which PostgreSQL text cannot store; remove it from the input",
+            position: batch.position(row: row, inputName: inputNames[batch.inputIndex]))
     }
 
     /// `bytes` as a `bytea` in COPY's text format: `\\x` and two hex digits a byte.
