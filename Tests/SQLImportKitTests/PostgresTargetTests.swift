@@ -395,12 +395,16 @@ import Testing
     /// stored the marker's text as the bytes (a helper's round trip of a SQLite export).
     @Test func blobMarkersAreBytesInAByteaColumn() throws {
         let url = try PostgresServer.database(
-            schema: Self.schemaName(#function), setUp: "CREATE TABLE files (name text PRIMARY KEY, data bytea); CREATE TABLE bk (k bytea PRIMARY KEY, n int);")
+            schema: Self.schemaName(#function),
+            setUp: #"CREATE TABLE files (name text PRIMARY KEY, data bytea); CREATE TABLE bk (k bytea PRIMARY KEY, n int); INSERT INTO bk VALUES ('\x41', 8), ('\x5c783431', 9);"#)
         let directory = TestSupport.temporaryDirectory()
         defer { TestSupport.remove(directory) }
         let markers = [#"{"name":"a","data":{"$base64":"AAEC"}}"#, #"{"name":"b","data":{"$base64":""}}"#, #"{"name":"d","data":null}"#]
-        TestSupport.write((markers + [#"{"name":"c","data":{"$base64":"bad!"}}"#]).joined(separator: "\n") + "\n", to: directory.appendingPathComponent("files.jsonl"))
-        TestSupport.write("name,data\ne,base64:/+8=\nf,plain\n", to: directory.appendingPathComponent("files.csv"))
+        // A string that is no marker is its own bytes, backslashes and NUL included:
+        // PostgreSQL's bytea input read `\x41` as the byte 0x41 and refused `a\b`.
+        let strings = [#"{"name":"c","data":{"$base64":"bad!"}}"#, #"{"name":"g","data":"\\x41"}"#, #"{"name":"h","data":"a\\b"}"#, #"{"name":"i","data":"nul\u0000"}"#]
+        TestSupport.write((markers + strings).joined(separator: "\n") + "\n", to: directory.appendingPathComponent("files.jsonl"))
+        TestSupport.write("name,data\ne,base64:/+8=\nf,plain\nj,\\x41\n", to: directory.appendingPathComponent("files.csv"))
         for input in ["files.jsonl", "files.csv"] {
             let run = try TestSupport.run([input, "--db", url, "--table", "files", "--upsert", "name"], in: directory)
             #expect(run.status == 0, "\(input): \(run.stderr)")
@@ -413,8 +417,17 @@ import Testing
             d|
             e|ffef
             f|706c61696e
+            g|5c783431
+            h|615c62
+            i|6e756c00
+            j|5c783431
 
             """)
+        // A number or a boolean has no bytes that give it back (its digits were stored).
+        TestSupport.write(#"{"name":"k","data":42}"# + "\n" + #"{"name":"l","data":true}"# + "\n", to: directory.appendingPathComponent("numbers.jsonl"))
+        let numbers = try TestSupport.run(["numbers.jsonl", "--db", url, "--table", "files", "--upsert", "name", "--on-error", "skip", "--report", "n.json"], in: directory)
+        #expect(numbers.status == 2 && numbers.stderr.contains(#"field "data" = 42 is a number, and this bytea column holds bytes; give them as a BLOB marker"#), "\(numbers.stderr)")
+        #expect(try Self.counts(directory.appendingPathComponent("n.json"))["rejected"] == 2)
         TestSupport.write(markers.joined(separator: "\n") + "\n", to: directory.appendingPathComponent("fresh.jsonl"))
         let fresh = try TestSupport.run(["fresh.jsonl", "--db", url, "--upsert", "name"], in: directory)
         #expect(fresh.status == 0, "\(fresh.stderr)")
@@ -429,7 +442,12 @@ import Testing
         let bk = try TestSupport.run(["bk.jsonl", "--db", url, "--upsert", "k", "--tombstone", "del", "--report", "bk.json"], in: directory)
         #expect(bk.status == 0, "\(bk.stderr)")
         #expect(try Self.counts(directory.appendingPathComponent("bk.json"))["deleted"] == 1)
-        #expect(try PostgresServer.query(url, "SELECT count(*) FROM bk") == "0\n")
+        #expect(try PostgresServer.query(url, "SELECT count(*) FROM bk") == "2\n")
+        // A tombstone's string key is its own bytes too: it deleted the row of 0x41.
+        TestSupport.write(#"{"k":"\\x41","del":true}"# + "\n", to: directory.appendingPathComponent("bs.jsonl"))
+        let bs = try TestSupport.run(["bs.jsonl", "--db", url, "--table", "bk", "--upsert", "k", "--tombstone", "del"], in: directory)
+        #expect(bs.status == 0, "\(bs.stderr)")
+        #expect(try PostgresServer.query(url, "SELECT encode(k, 'hex'), n FROM bk") == "41|8\n")
     }
 
     /// A partitioned table is upserted and counted as any table: PostgreSQL has no `xmax`
@@ -1264,14 +1282,14 @@ import Testing
     /// Every type family PostgreSQL returns, and the text a CSV must quote.
     static let exportSchema = """
         CREATE TABLE things (id text PRIMARY KEY, n integer, big bigint, num numeric, f double precision, b boolean,
-          j jsonb, ts timestamp, t text);
+          j jsonb, ts timestamp, t text, bin bytea);
         INSERT INTO things VALUES
-          ('a', 1, 9223372036854775807, 123456789012345678901234567890, 0.1, true, '{"k": [1, "x", null]}', '2026-11-25 10:00:00', 'plain'),
+          ('a', 1, 9223372036854775807, 123456789012345678901234567890, 0.1, true, '{"k": [1, "x", null]}', '2026-11-25 10:00:00', 'plain', '\\x000102ff'),
           ('b', -2, -9223372036854775808, -0.5, 1e308, false, '[]', NULL, 'quote " comma , newline
-        tab	end'),
-          ('c', NULL, NULL, 'Infinity', 'Infinity', NULL, NULL, NULL, ''),
-          ('d', 0, 0, 12345.678901, -0.000001, true, '"text"', '1999-12-31 23:59:59.5', 'üñí ✓'),
-          ('e', NULL, NULL, '-Infinity', '-0', NULL, NULL, NULL, 'negative zero');
+        tab	end', ''),
+          ('c', NULL, NULL, 'Infinity', 'Infinity', NULL, NULL, NULL, '', NULL),
+          ('d', 0, 0, 12345.678901, -0.000001, true, '"text"', '1999-12-31 23:59:59.5', 'üñí ✓', '\\x5c78'),
+          ('e', NULL, NULL, '-Infinity', '-0', NULL, NULL, NULL, 'negative zero', NULL);
         CREATE TABLE copied (LIKE things INCLUDING ALL);
         """
 
@@ -2553,6 +2571,11 @@ import Testing
         let asText = "SELECT id, num::text, f::text FROM copied ORDER BY id"
         #expect(try PostgresServer.query(url, asText) == (try PostgresServer.query(url, asText.replacingOccurrences(of: "copied", with: "things"))))
         #expect(try PostgresServer.query(url, "SELECT num::text, f::text FROM copied WHERE id IN ('c', 'e') ORDER BY id") == "Infinity|Infinity\n-Infinity|-0\n")
+        // A bytea is a BLOB marker, as SQLite's export writes a BLOB: into SQLite it is
+        // the same bytes (PostgreSQL's `\x0001` text was stored as text).
+        let lite = try TestSupport.run(["things.jsonl", "--db", "lite.db", "--table", "things", "--upsert", "id"], in: directory)
+        #expect(lite.status == 0, "\(lite.stderr)")
+        #expect(try TestSupport.runShell(#"sqlite3 lite.db "SELECT id, typeof(bin), hex(bin) FROM things ORDER BY id""#, in: directory).stdout == "a|blob|000102FF\nb|blob|\nc|null|\nd|blob|5C78\ne|null|\n")
         // --param binds :name as a value, never as SQL: a quote in it is data.
         let since = try TestSupport.run(
             ["export", "--db", url, "--format", "csv", "--query", "SELECT id, ':n' AS label FROM things WHERE id >= :from AND t <> :not ORDER BY id",

@@ -14,11 +14,14 @@ import Foundation
 /// | `real`, `double precision` | PostgreSQL's shortest round-tripping text; infinities `1e999`; `-0.0` | the same; `-0` |
 /// | `boolean` | `true` / `false` | `true` / `false` |
 /// | `json`, `jsonb` | the JSON itself, nested | its text |
+/// | `bytea` | the BLOB marker `{"$base64":"..."}` | `base64:...` |
 /// | anything else (text, timestamps, uuid, ...) | a string of PostgreSQL's text | the text |
 /// | NULL | `null` | empty, or `--null` |
 ///
 /// `numeric`'s and a float's `NaN` has no JSON spelling and is written as the string
-/// `"NaN"`.
+/// `"NaN"`. A `bytea` is written as SQLite's export writes a BLOB, so that it imports
+/// back as the same bytes into either database (PostgreSQL's `\x0001` text read back as
+/// those six characters).
 public final class PostgresExporter {
     public let options: ExportOptions
 
@@ -38,6 +41,8 @@ public final class PostgresExporter {
         let connection = try PostgresConnection(url: options.databasePath)
         try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
         defer { try? connection.execute("ROLLBACK") }
+        // `bytea` as hex, whatever the server's default (`Kind.bytea`).
+        try connection.execute("SET LOCAL bytea_output = 'hex'")
         var sql = try selectSQL(connection)
         var values: [String] = []
         // Only a query given --param binds names: without it, PostgreSQL reads the query
@@ -111,12 +116,13 @@ public final class PostgresExporter {
 
     /// How a column's text is written.
     enum Kind {
-        case number, boolean, json, text
+        case number, boolean, json, bytea, text
 
         init(type: UInt32) {
             switch type {
             case 20, 21, 23, 26, 700, 701, 1700: self = .number  // int8, int2, int4, oid, float4, float8, numeric
             case 16: self = .boolean
+            case 17: self = .bytea
             case 114, 3802: self = .json
             default: self = .text
             }
@@ -152,6 +158,8 @@ public final class PostgresExporter {
                     output.append(contentsOf: text.first == UInt8(ascii: "t") ? Spelling.true : Spelling.false)
                 case .json:
                     output.append(contentsOf: text)
+                case .bytea:
+                    Self.withBytes(ofHex: text) { BlobMarker.appendJSON($0, to: &output) }
                 case .text:
                     guard JSONRowEncoder.appendString(text, to: &output) else { throw .invalidUTF8(column: json.columns[column], row: number) }
                 }
@@ -171,6 +179,10 @@ public final class PostgresExporter {
                     Self.withNumber(text, json: false) { delimited.appendText($0, to: &output) }
                 case .boolean:
                     (text.first == UInt8(ascii: "t") ? Spelling.true : Spelling.false).withUnsafeBytes { delimited.appendText($0, to: &output) }
+                case .bytea:
+                    var marker: [UInt8] = []
+                    Self.withBytes(ofHex: text) { BlobMarker.appendText($0, to: &marker) }
+                    marker.withUnsafeBytes { delimited.appendText($0, to: &output) }
                 case .json, .text:
                     delimited.appendText(text, to: &output)
                 }
@@ -188,6 +200,19 @@ public final class PostgresExporter {
         static let minusInfinity = Array("-1e999".utf8)
         static let nanString = Array("\"NaN\"".utf8)
         static let minusZero = Array("-0.0".utf8)
+    }
+
+    /// Calls `body` with the bytes of a `bytea`'s hex text (`\x0001ff`).
+    private static func withBytes(ofHex text: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) -> Void) {
+        func nibble(_ digit: UInt8) -> UInt8 { digit <= UInt8(ascii: "9") ? digit &- UInt8(ascii: "0") : (digit | 0x20) &- UInt8(ascii: "a") &+ 10 }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(max(0, text.count - 2) / 2)
+        var index = 2
+        while index + 1 < text.count {
+            bytes.append(nibble(text[index]) << 4 | nibble(text[index + 1]))
+            index += 2
+        }
+        bytes.withUnsafeBytes(body)
     }
 
     /// Calls `body` with a number's text as PostgreSQL wrote it (exact digits, shortest

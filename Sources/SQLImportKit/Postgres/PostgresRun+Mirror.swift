@@ -80,8 +80,11 @@ extension PostgresRun {
             throw PostgresError(kind: .data, message: "field \(SQLIdentifier.quote(fieldNames[field])) = \(value) \(why)", position: batch.position(row: row, inputName: inputNames[batch.inputIndex]))
         }
         let text = UnsafeRawBufferPointer(start: bytes + Int(cell.payload), count: Int(cell.length))
-        if type == "bytea", let blob = BlobMarker.decode(cell, bytes: bytes) {
-            return "\\x" + blob.map { String(format: "%02x", $0) }.joined()
+        if family == .bytea, let value = BlobMarker.decode(cell, bytes: bytes) ?? PostgresValueCheck.byteaText(cell, bytes: bytes).map(Array.init) {
+            var hex: [UInt8] = []
+            Self.appendByteaHex(value, to: &hex)
+            // (COPY's text doubles the backslash; a parameter has one.)
+            return String(decoding: hex.dropFirst(), as: UTF8.self)
         }
         if family == .double || family == .float || family == .numeric,
             cell.kind == .real ? cell.doubleValue.isInfinite : (cell.kind == .text || cell.kind == .untypedText) && NumberText.isInfinitySpelling(text)

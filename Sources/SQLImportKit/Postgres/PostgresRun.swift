@@ -1061,6 +1061,10 @@ final class PostgresRun {
                             message: "field \(SQLIdentifier.quote(fieldNames[field])) = \(value) \(why)",
                             position: batch.position(row: row, inputName: inputNames[batch.inputIndex]))
                     }
+                    if families[position] == .bytea, let text = PostgresValueCheck.byteaText(cell, bytes: bytes) {
+                        Self.appendByteaHex(text, to: &out)
+                        continue
+                    }
                     if holdsInfinity[position], cell.kind == .text || cell.kind == .untypedText || cell.kind == .real,
                         cell.kind == .real ? cell.doubleValue.isInfinite
                             : NumberText.isInfinitySpelling(UnsafeRawBufferPointer(start: bytes + Int(cell.payload), count: Int(cell.length)))
@@ -1114,6 +1118,10 @@ final class PostgresRun {
 
     /// `bytes` as a `bytea` in COPY's text format: `\\x` and two hex digits a byte.
     static func appendByteaHex(_ bytes: [UInt8], to out: inout [UInt8]) {
+        bytes.withUnsafeBytes { appendByteaHex($0, to: &out) }
+    }
+
+    static func appendByteaHex(_ bytes: UnsafeRawBufferPointer, to out: inout [UInt8]) {
         let digits = Array("0123456789abcdef".utf8)
         out.reserveCapacity(out.count + 3 + bytes.count * 2)
         out.append(contentsOf: [0x5C, 0x5C, UInt8(ascii: "x")])

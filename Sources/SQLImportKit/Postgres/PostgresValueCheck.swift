@@ -14,13 +14,14 @@ import Foundation
 enum PostgresValueCheck {
     /// The family of a column's type, as `format_type` prints it.
     enum Family {
-        case double, float, integer, numeric, other
+        case double, float, integer, numeric, bytea, other
 
         init(type: String) {
             switch type {
             case "double precision": self = .double
             case "real": self = .float
             case "smallint", "integer", "bigint": self = .integer
+            case "bytea": self = .bytea
             default: self = type == "numeric" || type.hasPrefix("numeric(") ? .numeric : .other
             }
         }
@@ -29,6 +30,16 @@ enum PostgresValueCheck {
     /// Why `cell` cannot go into a column of `family`, or nil when it can.
     static func refusal(_ cell: Cell, family: Family, bytes: UnsafePointer<UInt8>) -> String? {
         guard family != .other else { return nil }
+        // A `bytea` takes a BLOB marker's bytes or a text's own bytes (`byteaText`); a
+        // number or a boolean has no bytes that give it back (its digits were stored).
+        if family == .bytea {
+            switch cell.kind {
+            case .integer, .real, .numberAsText:
+                return "is a \(cell.isBoolean ? "boolean" : "number"), and this bytea column holds bytes; give them as a BLOB marker {\"$base64\":\"...\"} (what export writes), or as a string for its UTF-8 bytes"
+            default:
+                return nil
+            }
+        }
         switch cell.kind {
         case .integer:
             return isExact(cell.payload, in: family) ? nil : inexact(family)
@@ -81,6 +92,17 @@ enum PostgresValueCheck {
         }
     }
 
+    /// The bytes a string (or nested JSON's text) that is no BLOB marker puts into a
+    /// `bytea` column: its own UTF-8 bytes, as SQLite keeps the text as written.
+    /// PostgreSQL's `bytea` input read its backslashes as escapes: the string `\x41`
+    /// stored the byte 0x41, and `a\b` was refused. (A NUL is a byte like any other.)
+    static func byteaText(_ cell: Cell, bytes: UnsafePointer<UInt8>) -> UnsafeRawBufferPointer? {
+        switch cell.kind {
+        case .text, .untypedText, .json: return UnsafeRawBufferPointer(start: bytes + Int(cell.payload), count: Int(cell.length))
+        default: return nil
+        }
+    }
+
     private static func isExact(_ value: Int64, in family: Family) -> Bool {
         switch family {
         case .double: return NumberText.isExactDouble(value)
@@ -95,6 +117,7 @@ enum PostgresValueCheck {
         case .float: return "real"
         case .integer: return "integer"
         case .numeric: return "numeric"
+        case .bytea: return "bytea"
         case .other: return ""
         }
     }
