@@ -603,6 +603,14 @@ import Testing
         TestSupport.write(#"{"id":"m","f":16777217}"# + "\n", to: directory.appendingPathComponent("f.jsonl"))
         let float = try TestSupport.run(["f.jsonl", "--db", url, "--table", "v", "--upsert", "id"], in: directory)
         #expect(float.status == 65 && float.stderr.contains("more digits than a real holds"), "\(float.stderr)")
+        // A fraction too: the real it becomes must read back as the number written (0.1
+        // does); the column stored 3.1415927 for 3.14159265358979 without a word.
+        let fractions = [#"{"id":"p","f":0.1}"#, #"{"id":"q","f":3.14159265358979}"#, #"{"id":"s","f":"2.718281828"}"#, #"{"id":"t","f":1e-50}"#, #"{"id":"u","f":"1.5e3"}"#]
+        TestSupport.write(fractions.joined(separator: "\n") + "\n", to: directory.appendingPathComponent("fr.jsonl"))
+        let fraction = try TestSupport.run(["fr.jsonl", "--db", url, "--table", "v", "--upsert", "id", "--on-error", "skip", "--rejects", "fr.rejects.jsonl"], in: directory)
+        #expect(fraction.status == 2 && fraction.stderr.contains(#"field "f" = 3.14159265358979 has more digits than a real holds, and this real column would store 3.1415927; declare the column double precision or numeric"#), "\(fraction.stderr)")
+        #expect(try Self.rejectedLines(directory.appendingPathComponent("fr.rejects.jsonl")) == [2, 3, 4])
+        #expect(try PostgresServer.query(url, "SELECT id, f FROM v WHERE id IN ('p', 'u') ORDER BY id") == "p|0.1\nu|1500\n")
         for (column, value) in [("r", "0x10"), ("i", "0x10"), ("i", "1_000"), ("n", "0b101")] {
             TestSupport.write("id,\(column)\nx,\(value)\n", to: directory.appendingPathComponent("h.csv"))
             let refused = try TestSupport.run(["h.csv", "--db", url, "--table", "v", "--upsert", "id"], in: directory)

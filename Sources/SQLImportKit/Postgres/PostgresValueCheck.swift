@@ -62,12 +62,28 @@ enum PostgresValueCheck {
             case .integer(let value): return isExact(value, in: family) ? nil : inexact(family)
             case .bigInteger: return inexact(family)
             case .unrepresentable: return unrepresentable(family)
-            case .real: return nil
+            case .real(let value): return family == .float ? realRefusal(value) : nil
             case .notANumber: return nil
             }
+        case .real:
+            return family == .float ? realRefusal(cell.doubleValue) : nil
         default:
             return nil
         }
+    }
+
+    /// Why `value` (a double) cannot go into a `real` column, or nil when the `real` it
+    /// becomes reads back as the same number: `0.1` does (its shortest text is 0.1),
+    /// 3.14159265358979 does not (the column stored 3.1415927 without a word, where
+    /// SQLite's REAL keeps the double).
+    private static func realRefusal(_ value: Double) -> String? {
+        guard value.isFinite else { return nil }
+        let single = Float(value)
+        if Double(single) == value { return nil }
+        if single.isInfinite || (single == 0 && value != 0) { return unrepresentable(.float) }
+        let shortest = "\(single)"
+        if Double(shortest) == value { return nil }
+        return "has more digits than a real holds, and this real column would store \(shortest); declare the column double precision or numeric to keep it, or round it in the input"
     }
 
     /// The integer a whole number spelled with a point or an exponent means (`3.0`, the
