@@ -260,10 +260,6 @@ struct Import: ParsableCommand {
             if summary.resumedRecords > 0 {
                 FileHandle.standardError.writeLine("sqlimport: resumed after \(SummaryFormatter.grouped(summary.resumedRecords)) records committed by the interrupted run")
             }
-            if summary.reappliedRecords > 0 {
-                FileHandle.standardError.writeLine(
-                    "sqlimport: resumed an interrupted run; --delete-missing applied its \(SummaryFormatter.grouped(summary.reappliedRecords)) committed records again, so that their rows count as seen")
-            }
             FileHandle.standardError.writeLine(SummaryFormatter.line(summary))
         }
         if code != ExitStatus.success { throw ExitCode(code) }

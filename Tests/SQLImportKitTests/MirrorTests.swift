@@ -326,6 +326,43 @@ import Testing
         #expect(try workspace.rows() == before)
     }
 
+    /// A resumed mirror passes over what the interrupted run committed, as any resume
+    /// does, and counts the rows those records landed on as seen. It applied them again,
+    /// which was no no-op: a row two of them changed went back through the first one's
+    /// value, which another row held by then (a UNIQUE failure, exit 65, on every
+    /// resume), and its trigger fired again.
+    @Test func aResumedMirrorCountsTheCommittedRowsAsSeenWithoutApplyingThemAgain() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let database = directory.appendingPathComponent("app.db").path
+        try TestSupport.createDatabase(database, schema: """
+            CREATE TABLE t (id TEXT PRIMARY KEY, email TEXT UNIQUE);
+            CREATE TABLE log (id TEXT, email TEXT);
+            CREATE TRIGGER logged AFTER UPDATE OF email ON t BEGIN INSERT INTO log VALUES (NEW.id, NEW.email); END;
+            CREATE TRIGGER stop BEFORE INSERT ON t WHEN NEW.id = 'stop' BEGIN SELECT RAISE(ABORT, 'stop here'); END;
+            INSERT INTO t VALUES ('x', 'e1'), ('y', 'e0'), ('z', 'ez');
+            """)
+        TestSupport.write(Self.uniqueMove, to: directory.appendingPathComponent("export.jsonl"))
+        let run = ["export.jsonl", "--db", database, "--table", "t", "--upsert", "id", "--delete-missing", "--max-delete", "100%", "--commit-every", "1", "--resume", "--report", "r.json"]
+        #expect(try TestSupport.run(run, in: directory).status == 65)
+        try DatabaseQueue(path: database).write { try $0.execute(sql: "DROP TRIGGER stop") }
+        let resumed = try TestSupport.run(run, in: directory)
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        let (rows, log) = try DatabaseQueue(path: database).read { db in
+            (try String.fetchAll(db, sql: "SELECT id || '|' || email FROM t ORDER BY id"), try String.fetchAll(db, sql: "SELECT id || '|' || email FROM log ORDER BY rowid"))
+        }
+        #expect(rows == ["stop|es", "x|e3", "y|e2"], "z alone deleted: \(rows)")
+        #expect(log == ["x|e2", "x|e3", "y|e2"], "each change once: \(log)")
+        let report = try JSONSerialization.jsonObject(with: Data(contentsOf: directory.appendingPathComponent("r.json"))) as? [String: Any]
+        #expect(report?["resumedRecords"] as? Int == 3 && (report?["counts"] as? [String: Int])?["deleted"] == 1, "\(String(describing: report))")
+    }
+
+    /// Records that change one row twice, the second freeing a unique value the third
+    /// takes for another row, then a record the table refuses until it is let through
+    /// (`aResumedMirrorCountsTheCommittedRowsAsSeenWithoutApplyingThemAgain`).
+    static let uniqueMove = [#"{"id":"x","email":"e2"}"#, #"{"id":"x","email":"e3"}"#, #"{"id":"y","email":"e2"}"#, #"{"id":"stop","email":"es"}"#]
+        .joined(separator: "\n") + "\n"
+
     @Test func aKilledMirrorResumedDeletesNothingTheInterruptedRunHadSeen() throws {
         let server = Self.server(perLibrary: 60_000)
         let workspace = try Workspace(server)

@@ -30,16 +30,21 @@ extension ImportRun {
         try fillKeyDefaults(batch)
         if batch.bytes.isEmpty { batch.bytes.append(0) }  // a valid base address
         let inputName = inputNames[batch.inputIndex]
-        // Records an interrupted run already committed are passed over.
+        // Records an interrupted run already committed are passed over; with
+        // --delete-missing the rows their keys find count as seen (`markResumedRows`), and
+        // their scope values count. (They were applied again, which is no no-op: a row
+        // two of them changed went back through the first one's values, firing triggers
+        // and breaking a unique index another row now held.)
         var firstRow = 0
-        // With --delete-missing the committed records are applied again (unchanged), so
-        // that their rows count as seen.
-        if let resumeOffset = resumeOffsetOfInput[batch.inputIndex], !options.mirror.deleteMissing {
+        if let resumeOffset = resumeOffsetOfInput[batch.inputIndex] {
             // A sorted run may hold committed records anywhere: they go first.
             firstRow = batch.isReordered
                 ? batch.partition(before: resumeOffset)
                 : (0 ..< batch.rowCount).first { batch.byteOffsets[$0] >= resumeOffset } ?? batch.rowCount
             summary.counts.read -= firstRow
+            if !scopeInputs.isEmpty {
+                for row in 0 ..< firstRow { collectScope(row: row, of: batch) }
+            }
             try batch.bytes.withUnsafeBufferPointer { buffer in
                 try markResumedRows(0 ..< firstRow, of: batch, session: session, bytes: buffer.baseAddress!)
             }

@@ -305,7 +305,7 @@ final class ImportRun {
         summary.counts.read += batch.rowCount + batch.rejects.count
         // Records the reader could not parse, in the part an interrupted run committed:
         // counted by that run (`openRejects`), as the records it wrote are skipped.
-        let resumeOffset = options.mirror.deleteMissing ? nil : resumeOffsetOfInput[batch.inputIndex]
+        let resumeOffset = resumeOffsetOfInput[batch.inputIndex]
         for record in batch.rejects {
             if let resumeOffset, record.byteOffset < resumeOffset {
                 summary.counts.read -= 1

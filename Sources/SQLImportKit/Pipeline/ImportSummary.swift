@@ -21,9 +21,6 @@ public struct ImportSummary: Sendable, Codable {
     /// With --resume: records the interrupted run had set aside before its last
     /// checkpoint, counted in `counts.rejected` (its lines stay in `--rejects`).
     public var resumedRejects = 0
-    /// With --resume and --delete-missing: records the interrupted run had committed,
-    /// read and applied again (in `counts`), not counted in `resumedRecords`.
-    public var reappliedRecords = 0
     /// With --resume: inputs that changed since the interrupted run, imported from their
     /// first record.
     public var restartedInputs: [String] = []

@@ -238,11 +238,9 @@ extension CheckpointingRun {
         // the inputs before the first one that changed had committed is kept. (A changed
         // input is read again from its first record, and so is everything after it.)
         var resumed: [RunLog.Entry] = []
-        if !options.mirror.deleteMissing {
-            for (index, path) in options.inputs.enumerated() {
-                guard let entry = resumeEntries[path], path != "-", entry.fingerprint == fingerprints[index] else { break }
-                resumed.append(entry)
-            }
+        for (index, path) in options.inputs.enumerated() {
+            guard let entry = resumeEntries[path], path != "-", entry.fingerprint == fingerprints[index] else { break }
+            resumed.append(entry)
         }
         let rejects = resumed.map(\.committedRejects).max() ?? 0
         let bytes = resumed.map(\.rejectsBytes).max() ?? 0
@@ -307,12 +305,6 @@ extension CheckpointingRun {
             try saveProgress(input: index, offset: 0, finished: false)
         case .resume(let offset, let rows):
             resumeOffsetOfInput[index] = offset
-            // A mirror reads and applies the committed records again (so that their rows
-            // count as seen): they are counted as this run's, not as resumed ones.
-            guard !options.mirror.deleteMissing else {
-                summary.reappliedRecords += rows
-                return
-            }
             committedRowsOfInput[index] = rows
             summary.resumedRecords += rows
         }

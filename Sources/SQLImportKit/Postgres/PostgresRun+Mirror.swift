@@ -112,40 +112,14 @@ extension PostgresRun {
     /// predicate). A foreign key that refuses the deletion refuses the record.
     func writeTombstones(rows: [Int], of batch: RecordBatch) throws {
         guard let target else { return }
-        func fields(_ columns: [String]) -> [Int]? {
-            var found: [Int] = []
-            for column in columns {
-                guard let field = columnOfField.firstIndex(where: { $0?.sqliteFolded == column.sqliteFolded }) else { return nil }
-                found.append(field)
-            }
-            return found
-        }
-        let byPrimaryKey = schema.primaryKey.flatMap { key in fields(key.columns).map { (key, $0) } }
-        let byTarget = fields(target.columns).map { (target, $0) }
+        let byPrimaryKey = schema.primaryKey.flatMap { key in fields(of: key.columns).map { (key, $0) } }
+        let byTarget = fields(of: target.columns).map { (target, $0) }
         for row in rows {
             summary.counts.tombstones += 1
-            let width = batch.rowEnd(row) - batch.rowStarts[row]
-            // The key's values as the record's upsert would write them (`keyText`); nil
-            // when one is NULL, but in a NULLS NOT DISTINCT key.
-            func values(_ key: PostgresSchema.UniqueKey, _ fields: [Int]) throws -> [String?]? {
-                try batch.bytes.withUnsafeBufferPointer { buffer in
-                    var texts: [String?] = []
-                    for field in fields {
-                        let cell = field < width ? batch.cell(row: row, column: field) : .absent
-                        guard cell.kind != .null && cell.kind != .absent else {
-                            guard key.nullsNotDistinct else { return nil }
-                            texts.append(nil)
-                            continue
-                        }
-                        texts.append(try keyText(cell, field: field, row: row, of: batch, bytes: buffer.baseAddress!))
-                    }
-                    return texts
-                }
-            }
             var found: (key: PostgresSchema.UniqueKey, values: [String?], predicate: String?)?
-            if let (key, fields) = byPrimaryKey, let values = try values(key, fields) {
+            if let (key, fields) = byPrimaryKey, let values = try keyValues(row: row, of: batch, key: key, fields: fields) {
                 found = (key, values, nil)
-            } else if let (key, fields) = byTarget, let values = try values(key, fields) {
+            } else if let (key, fields) = byTarget, let values = try keyValues(row: row, of: batch, key: key, fields: fields) {
                 found = (key, values, target.predicate)
             }
             guard let found else {
@@ -167,6 +141,87 @@ extension PostgresRun {
             }
             if deleted > 0 { summary.counts.deleted += deleted } else { summary.counts.tombstonesWithoutRow += 1 }
         }
+    }
+
+    /// The input's fields of `columns`, or nil when it lacks one.
+    private func fields(of columns: [String]) -> [Int]? {
+        var found: [Int] = []
+        for column in columns {
+            guard let field = columnOfField.firstIndex(where: { $0?.sqliteFolded == column.sqliteFolded }) else { return nil }
+            found.append(field)
+        }
+        return found
+    }
+
+    /// The values of `key`'s `fields` in `row` as the record's upsert would write them
+    /// (`keyText`); nil when one is NULL, but in a NULLS NOT DISTINCT key.
+    private func keyValues(row: Int, of batch: RecordBatch, key: PostgresSchema.UniqueKey, fields: [Int]) throws -> [String?]? {
+        let width = batch.rowEnd(row) - batch.rowStarts[row]
+        return try batch.bytes.withUnsafeBufferPointer { buffer in
+            var texts: [String?] = []
+            for field in fields {
+                let cell = field < width ? batch.cell(row: row, column: field) : .absent
+                guard cell.kind != .null && cell.kind != .absent else {
+                    guard key.nullsNotDistinct else { return nil }
+                    texts.append(nil)
+                    continue
+                }
+                texts.append(try keyText(cell, field: field, row: row, of: batch, bytes: buffer.baseAddress!))
+            }
+            return texts
+        }
+    }
+
+    /// `--resume` with `--delete-missing`: the rows that `rows`, records the interrupted
+    /// run committed, landed on count as seen, without applying them again (that was no
+    /// no-op: a row two of them changed went back through the first one's values, firing
+    /// triggers, and broke a unique index another row held by then). Each row is found
+    /// as `noteSeenRows` finds it: by the conflict target, within its predicate, when the
+    /// record has the target's key, else by the primary key it carries. A record whose
+    /// key the checks refuse was a reject and landed nowhere; a tombstone's row is gone.
+    func noteCommittedRowsSeen(_ rows: [Int], of batch: RecordBatch) throws {
+        guard tracksSeenRows, let primary = schema.primaryKey, let target else { return }
+        let byTarget = fields(of: target.columns)
+        let byPrimaryKey = fields(of: primary.columns)
+        var targetKeys: [[String?]] = []
+        var primaryKeys: [[String?]] = []
+        for row in rows where !isTombstone(row: row, of: batch) {
+            do {
+                if let byTarget, let values = try keyValues(row: row, of: batch, key: target, fields: byTarget) {
+                    targetKeys.append(values)
+                } else if let byPrimaryKey, let values = try keyValues(row: row, of: batch, key: primary, fields: byPrimaryKey) {
+                    primaryKeys.append(values)
+                }
+            } catch let error as PostgresError where error.kind == .data {
+                continue
+            }
+        }
+        try noteSeen(targetKeys, key: target, rows: target.predicate.map { "(SELECT * FROM \(schema.ownRows) WHERE (\($0)) IS TRUE)" } ?? schema.ownRows)
+        try noteSeen(primaryKeys, key: primary, rows: schema.ownRows)
+    }
+
+    /// The primary keys of the rows of `rows` (a table expression) that `keys`, values of
+    /// `key`'s columns as `keyText` spells them, find join the seen rows.
+    private func noteSeen(_ keys: [[String?]], key: PostgresSchema.UniqueKey, rows: String) throws {
+        guard !keys.isEmpty, let primary = schema.primaryKey else { return }
+        // Typed as the table's columns, so that each value is read as its upsert's was.
+        try connection.execute("DROP TABLE IF EXISTS sqlimport_committed")
+        try connection.execute(
+            "CREATE TEMP TABLE sqlimport_committed ON COMMIT DROP AS SELECT \(SQLIdentifier.quoteList(key.columns)) FROM \(schema.ownRows) WITH NO DATA")
+        _ = try connection.copy("COPY sqlimport_committed FROM STDIN") { send in
+            var out: [UInt8] = []
+            for values in keys {
+                for (index, value) in values.enumerated() {
+                    if index > 0 { out.append(0x09) }
+                    if let value { Array(value.utf8).withUnsafeBytes { Self.appendEscaped($0, to: &out) } } else { out.append(contentsOf: [0x5C, 0x4E]) }
+                }
+                out.append(0x0A)
+            }
+            out.withUnsafeBytes(send)
+        }
+        let match = key.columns.map { key.matches("t.\(SQLIdentifier.quote($0))", "k.\(SQLIdentifier.quote($0))") }.joined(separator: " AND ")
+        try connection.execute(
+            "INSERT INTO sqlimport_seen SELECT \(primary.columns.map { "t.\(SQLIdentifier.quote($0))" }.joined(separator: ", ")) FROM \(rows) AS t JOIN sqlimport_committed AS k ON \(match)")
     }
 
     /// After `rows` of one shape were applied from `staging`: the primary keys of the rows

@@ -278,10 +278,9 @@ final class PostgresRun {
         if mirrorPrepared, tombstoneField == nil, let tombstone = options.mirror.tombstone {
             tombstoneField = fieldNames.firstIndex { $0.sqliteFolded == tombstone.field.sqliteFolded }
         }
-        // Records an interrupted run committed are passed over (--resume).
-        // (With --delete-missing they are applied again, unchanged, so that their rows
-        // count as seen.)
-        let resumeOffset = options.mirror.deleteMissing ? nil : resumeOffsetOfInput[batch.inputIndex]
+        // Records an interrupted run committed are passed over (--resume); with
+        // --delete-missing the rows they landed on count as seen (`noteCommittedRowsSeen`).
+        let resumeOffset = resumeOffsetOfInput[batch.inputIndex]
         let first = resumeOffset == nil ? 0 : firstUncommittedRow(of: batch)
         let rejects = batch.rejects.filter { record in resumeOffset.map { record.byteOffset >= $0 } ?? true }
         summary.counts.read += batch.rowCount - first + rejects.count
@@ -294,7 +293,10 @@ final class PostgresRun {
         // The keys of the records an interrupted run committed are met, not written, so
         // that a later record repeating one is a repeat (`--duplicate-keys`), as in one
         // uninterrupted run.
-        if first > 0 { try write(rows: Array(0 ..< first), of: batch, meetingKeysOnly: true) }
+        if first > 0 {
+            try write(rows: Array(0 ..< first), of: batch, meetingKeysOnly: true)
+            try noteCommittedRowsSeen(Array(0 ..< first), of: batch)
+        }
         // Records set aside while writing are rejects, not committed records (`--resume`).
         let rejectedBeforeWriting = summary.counts.rejected
         try setAsideEmptyRecords(of: batch, from: first)
