@@ -208,20 +208,25 @@ extension PostgresRun {
         try connection.execute("DROP TABLE IF EXISTS sqlimport_committed")
         try connection.execute(
             "CREATE TEMP TABLE sqlimport_committed ON COMMIT DROP AS SELECT \(SQLIdentifier.quoteList(key.columns)) FROM \(schema.ownRows) WITH NO DATA")
-        _ = try connection.copy("COPY sqlimport_committed FROM STDIN") { send in
+        try copyValues(keys.lazy.map { values in values.map { value in value.map { Array($0.utf8) } } }, into: "sqlimport_committed")
+        let match = key.columns.map { key.matches("t.\(SQLIdentifier.quote($0))", "k.\(SQLIdentifier.quote($0))") }.joined(separator: " AND ")
+        try connection.execute(
+            "INSERT INTO sqlimport_seen SELECT \(primary.columns.map { "t.\(SQLIdentifier.quote($0))" }.joined(separator: ", ")) FROM \(rows) AS t JOIN sqlimport_committed AS k ON \(match)")
+    }
+
+    /// COPYs `rows`, each value's text (nil for NULL), into the temporary table `table`.
+    private func copyValues(_ rows: some Sequence<[[UInt8]?]>, into table: String) throws {
+        _ = try connection.copy("COPY \(table) FROM STDIN") { send in
             var out: [UInt8] = []
-            for values in keys {
+            for values in rows {
                 for (index, value) in values.enumerated() {
                     if index > 0 { out.append(0x09) }
-                    if let value { Array(value.utf8).withUnsafeBytes { Self.appendEscaped($0, to: &out) } } else { out.append(contentsOf: [0x5C, 0x4E]) }
+                    if let value { value.withUnsafeBytes { Self.appendEscaped($0, to: &out) } } else { out.append(contentsOf: [0x5C, 0x4E]) }
                 }
                 out.append(0x0A)
             }
             out.withUnsafeBytes(send)
         }
-        let match = key.columns.map { key.matches("t.\(SQLIdentifier.quote($0))", "k.\(SQLIdentifier.quote($0))") }.joined(separator: " AND ")
-        try connection.execute(
-            "INSERT INTO sqlimport_seen SELECT \(primary.columns.map { "t.\(SQLIdentifier.quote($0))" }.joined(separator: ", ")) FROM \(rows) AS t JOIN sqlimport_committed AS k ON \(match)")
     }
 
     /// After `rows` of one shape were applied from `staging`: the primary keys of the rows
@@ -273,17 +278,7 @@ extension PostgresRun {
             let names = scopeColumns.map(\.column)
             try connection.execute(
                 "CREATE TEMP TABLE sqlimport_scope ON COMMIT DROP AS SELECT \(SQLIdentifier.quoteList(names)) FROM \(schema.qualifiedName) WITH NO DATA")
-            _ = try connection.copy("COPY sqlimport_scope FROM STDIN") { send in
-                var out: [UInt8] = []
-                for values in scopeValues {
-                    for (index, value) in values.enumerated() {
-                        if index > 0 { out.append(0x09) }
-                        if let value { value.withUnsafeBytes { Self.appendEscaped($0, to: &out) } } else { out.append(contentsOf: [0x5C, 0x4E]) }
-                    }
-                    out.append(0x0A)
-                }
-                out.withUnsafeBytes(send)
-            }
+            try copyValues(scopeValues, into: "sqlimport_scope")
             conditions.append(
                 "EXISTS (SELECT FROM sqlimport_scope AS s WHERE "
                     + names.map { "s.\(SQLIdentifier.quote($0)) IS NOT DISTINCT FROM t.\(SQLIdentifier.quote($0))" }.joined(separator: " AND ") + ")")
