@@ -240,8 +240,11 @@ import Testing
         let database = try Self.seedDatabase(in: directory)
         let good = #"{"id":1,"kind":{"link":"https://example.com/a"}}"#
         for (record, message) in [
-            (#"{"id":2,"kind":{"link":"https://example.com/b","note":"x"}}"#, "field kind holds the cases link and note"),
-            (#"{"id":2,"kind":{"video":"https://example.com/v"}}"#, "field kind.video fills no column of the enum kind=link,note,image"),
+            (#"{"id":2,"kind":{"link":"https://example.com/b","note":"x"}}"#,
+             "field kind holds the cases link and note; an enum value has exactly one case. Keep one of them in the record, pass --on-error skip to set such records aside, or --group kind"),
+            // (--alter adds no case column: it said "add its column to --enum", which has none.)
+            (#"{"id":2,"kind":{"video":"https://example.com/v"}}"#,
+             #"field kind.video fills no column of the enum kind=link,note,image, and "attachments" has no column for it (--alter adds none to an enum, whose other cases it would have to clear); add a nullable column for it to the table and to --enum"#),
         ] {
             let input = TestSupport.write(good + "\n" + record + "\n", to: directory.appendingPathComponent("in.jsonl"))
             let result = try TestSupport.run(

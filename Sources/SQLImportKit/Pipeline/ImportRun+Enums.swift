@@ -172,7 +172,8 @@ extension ImportRun {
             let kind = batch.cell(row: row, column: input).kind
             guard kind != .absent && kind != .null || FieldPath.isPresenceMarker(fieldNames[input]) && kind != .absent else { continue }
             throw NestedFieldError.unknownCase(
-                batch.position(row: row, inputName: inputName), path: FieldPath.dotted(fieldNames[input]), group: enumGroups[group].description)
+                batch.position(row: row, inputName: inputName), path: FieldPath.dotted(fieldNames[input]), group: enumGroups[group].description,
+                lacking: tableColumnOfInput[input] == nil && NestedFields.isWholeCase(fieldNames[input], in: enumGroups[group].field) ? session?.schema.name : nil)
         }
         var seen: [Int: String] = [:]
         for (input, member) in enumCaseOfInput {

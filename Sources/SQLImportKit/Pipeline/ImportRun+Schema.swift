@@ -255,7 +255,9 @@ extension ImportRun {
         for input in unknown {
             if let index = enumGroups.firstIndex(where: { NestedFields.caseName(of: fieldNames[input], in: $0.field) != nil }) {
                 guard options.onError == .skip else {
-                    throw NestedFieldError.unknownCase(firstPosition(of: input, in: batch), path: FieldPath.dotted(fieldNames[input]), group: enumGroups[index].description)
+                    throw NestedFieldError.unknownCase(
+                        firstPosition(of: input, in: batch), path: FieldPath.dotted(fieldNames[input]), group: enumGroups[index].description,
+                        lacking: NestedFields.isWholeCase(fieldNames[input], in: enumGroups[index].field) ? schema.name : nil)
                 }
                 enumUnknownCaseOfInput[input] = index
             }

@@ -138,6 +138,13 @@ struct NestedFields {
         return parts[fieldParts.count]
     }
 
+    /// Whether field `name` is a whole case of the enum at `field` (`kind.video`, or
+    /// `kind.video._0`), not a field inside a case.
+    static func isWholeCase(_ name: String, in field: String) -> Bool {
+        guard caseName(of: name, in: field) != nil else { return false }
+        return FieldPath.meaningful(FieldPath.components(name)).count == field.split(separator: ".", omittingEmptySubsequences: false).count + 1
+    }
+
     /// Enum groups a sample shows, among the nested `fields` (lowercased first
     /// components) that no `--enum` or `--group` names. A field is a candidate when its
     /// fields fill nullable columns by leaf name (as SQLiteData names case columns; by
@@ -264,8 +271,9 @@ public enum NestedFieldError: Error, Sendable, CustomStringConvertible {
     case badEnumColumn(group: String, column: String, table: String, reason: String)
     /// A record holds two cases of one enum.
     case twoCases(SourcePosition, field: String, cases: [String])
-    /// A field under an enum's field fills no column of the enum (`path` is dotted).
-    case unknownCase(SourcePosition, path: String, group: String)
+    /// A field under an enum's field fills no column of the enum (`path` is dotted);
+    /// `lacking` names the table when it has no column for the field at all.
+    case unknownCase(SourcePosition, path: String, group: String, lacking: String? = nil)
     /// Two nested fields (or one and a plain field) fill one column.
     case sameColumn(fields: [String], column: String, table: String, prefixHelps: Bool, at: String? = nil)
     /// The sample looks like an enum, but the table has more nullable columns beside
@@ -295,8 +303,10 @@ public enum NestedFieldError: Error, Sendable, CustomStringConvertible {
         case .badEnumColumn(let group, let column, let table, let reason):
             return "--enum \(group): column \(SQLIdentifier.quote(column)) of \(SQLIdentifier.quote(table)) \(reason); list only the nullable columns that hold the enum's cases"
         case .twoCases(let position, let field, let cases):
-            return "\(position): field \(field) holds the cases \(cases.joined(separator: " and ")); an enum value has exactly one case"
-        case .unknownCase(let position, let path, let group):
+            return "\(position): field \(field) holds the cases \(cases.joined(separator: " and ")); an enum value has exactly one case. Keep one of them in the record, pass --on-error skip to set such records aside, or --group \(field) if its fields are columns that a record may fill together"
+        case .unknownCase(let position, let path, let group, let lacking?):
+            return "\(position): field \(path) fills no column of the enum \(group), and \(SQLIdentifier.quote(lacking)) has no column for it (--alter adds none to an enum, whose other cases it would have to clear); add a nullable column for it to the table and to --enum, or fix the record"
+        case .unknownCase(let position, let path, let group, nil):
             return "\(position): field \(path) fills no column of the enum \(group): no column of the enum takes it (its case, or this field of its case, has none); add its column to --enum, or fix the record"
         case .sameColumn(let fields, let column, let table, let prefixHelps, let position):
             return "\(position.map { "\($0): " } ?? "")fields \(fields.joined(separator: " and ")) both fill column \(SQLIdentifier.quote(column)) of \(SQLIdentifier.quote(table)); "
