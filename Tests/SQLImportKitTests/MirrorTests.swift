@@ -357,6 +357,65 @@ import Testing
         #expect(report?["resumedRecords"] as? Int == 3 && (report?["counts"] as? [String: Int])?["deleted"] == 1, "\(String(describing: report))")
     }
 
+    /// What the records a resumed mirror passes over decided still holds (a helper's
+    /// review): a record the database dropped before the last checkpoint still withholds
+    /// the deletions (it was forgotten, and k20 deleted); the rows the interrupted run
+    /// inserted are no rows from before the run in `--max-delete`'s base (they were, and
+    /// 2 deletions of 10 rows passed as 2 of 34); and a resume after a `--max-delete`
+    /// stop, with the higher limit the message asks for, is no empty input.
+    @Test func aResumedMirrorKeepsWhatThePassedOverRecordsDecided() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        func table(_ name: String, rows: Int, triggers: String) throws -> String {
+            let database = directory.appendingPathComponent(name).path
+            try TestSupport.createDatabase(database, schema: """
+                CREATE TABLE t (id INTEGER PRIMARY KEY, k TEXT UNIQUE, v TEXT);
+                WITH RECURSIVE n(value) AS (SELECT 1 UNION ALL SELECT value + 1 FROM n WHERE value < \(rows))
+                INSERT INTO t (k, v) SELECT 'k' || value, 'old' FROM n;
+                \(triggers)
+                """)
+            return database
+        }
+        func keys(_ names: [String]) -> String { names.map { #"{"k":"\#($0)","v":"new"}"# + "\n" }.joined() }
+        func run(_ database: String, _ input: String, _ extra: [String] = []) throws -> TestSupport.Output {
+            try TestSupport.run(
+                [input, "--db", database, "--table", "t", "--upsert", "k", "--delete-missing", "--resume", "--report", "r.json"] + extra, in: directory)
+        }
+        func report() throws -> [String: Any] {
+            try JSONSerialization.jsonObject(with: Data(contentsOf: directory.appendingPathComponent("r.json"))) as? [String: Any] ?? [:]
+        }
+        func rows(_ database: String) throws -> Int { try DatabaseQueue(path: database).read { try Int.fetchOne($0, sql: "SELECT count(*) FROM t") ?? -1 } }
+        func letThrough(_ database: String) throws { try DatabaseQueue(path: database).write { try $0.execute(sql: "DROP TRIGGER stop") } }
+
+        TestSupport.write(keys((1 ... 19).map { "k\($0)" }), to: directory.appendingPathComponent("dropped.jsonl"))
+        let dropped = try table("dropped.db", rows: 20, triggers: """
+            CREATE TRIGGER ig BEFORE UPDATE ON t WHEN NEW.k = 'k2' BEGIN SELECT RAISE(IGNORE); END;
+            CREATE TRIGGER stop BEFORE UPDATE ON t WHEN NEW.k = 'k15' BEGIN SELECT RAISE(ABORT, 'stop here'); END;
+            """)
+        #expect(try run(dropped, "dropped.jsonl", ["--commit-every", "4"]).status == 65)
+        try letThrough(dropped)
+        let withheld = try run(dropped, "dropped.jsonl", ["--commit-every", "4"])
+        #expect(withheld.status == 0 && withheld.stderr.contains("--delete-missing deleted nothing: 1 record(s) were dropped"), "\(withheld.stderr)")
+        #expect(try rows(dropped) == 20)
+
+        TestSupport.write(keys((1 ... 8).map { "k\($0)" } + (100 ... 130).map { "n\($0)" }), to: directory.appendingPathComponent("grown.jsonl"))
+        let grown = try table("grown.db", rows: 10, triggers: "CREATE TRIGGER stop BEFORE INSERT ON t WHEN NEW.k = 'n125' BEGIN SELECT RAISE(ABORT, 'stop here'); END;")
+        #expect(try run(grown, "grown.jsonl", ["--commit-every", "4"]).status == 65)
+        try letThrough(grown)
+        let refused = try run(grown, "grown.jsonl", ["--commit-every", "4"])
+        #expect(refused.status == 65 && refused.stderr.contains("2 of 10"), "one run's base, 10 rows: \(refused.stderr)")
+        #expect(try DatabaseQueue(path: grown).read { try Int.fetchOne($0, sql: "SELECT count(*) FROM t WHERE k IN ('k9', 'k10')") } == 2)
+
+        TestSupport.write(keys((1 ... 6).map { "k\($0)" }), to: directory.appendingPathComponent("six.jsonl"))
+        let six = try table("six.db", rows: 10, triggers: "")
+        #expect(try run(six, "six.jsonl", ["--commit-every", "2"]).status == 65)
+        let raised = try run(six, "six.jsonl", ["--commit-every", "2", "--max-delete", "50%"])
+        #expect(raised.status == 0, "\(raised.stderr)")
+        let deleted = (try report()["counts"] as? [String: Int])?["deleted"]
+        #expect(deleted == 4)
+        #expect(try rows(six) == 6)
+    }
+
     /// Records that change one row twice, the second freeing a unique value the third
     /// takes for another row, then a record the table refuses until it is let through
     /// (`aResumedMirrorCountsTheCommittedRowsAsSeenWithoutApplyingThemAgain`).

@@ -18,7 +18,8 @@ extension ImportRun: CheckpointingRun {
         let entry = RunLog.Entry(
             fingerprint: fingerprints[input] ?? RunLog.Fingerprint(size: -1, checksum: -1, modifiedNanoseconds: -1, inode: -1), committedOffset: offset,
             committedRows: committedRowsOfInput[input, default: 0], finished: finished, committedRejects: summary.counts.rejected,
-            rejectsBytes: rejectsFile?.length ?? 0, runID: runID)
+            rejectsBytes: rejectsFile?.length ?? 0, runID: runID,
+            committedIgnored: carriedIgnored + (session?.counts.ignored ?? 0), committedInserted: carriedInserted + (session?.counts.inserted ?? 0))
         try RunLog.save(db, target: table, path: path, entry: entry)
     }
 

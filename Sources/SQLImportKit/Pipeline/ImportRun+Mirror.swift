@@ -338,11 +338,12 @@ extension ImportRun {
         }
         let counts = try Row.fetchOne(
             db, sql: "SELECT coalesce(sum(\(before)), 0) AS candidates, coalesce(sum(NOT sqlimport_seen(\(rowid))), 0) AS missing FROM \(quotedTable) WHERE \(eligible)")!
-        let candidates: Int = counts["candidates"] + deletedCandidates
+        // (A resumed run's rows before it include those the interrupted run inserted.)
+        let candidates = max(0, counts["candidates"] + deletedCandidates - carriedInserted)
         let deletions: Int = counts["missing"]
         summary.deleteCandidates = candidates
         guard deletions > 0 else { return }
-        guard try options.mirror.mayDelete(deletions, of: candidates, ignored: session?.counts.ignored ?? 0, in: &summary) else { return }
+        guard try options.mirror.mayDelete(deletions, of: candidates, ignored: carriedIgnored + (session?.counts.ignored ?? 0), in: &summary) else { return }
         // A table that refers to itself with ON DELETE CASCADE loses more rows than the
         // statement deletes, which `changes()` does not count: the table is counted before
         // and after, and the guard holds for all of them.

@@ -88,6 +88,8 @@ final class ImportRun {
     var fingerprints: [Int: RunLog.Fingerprint] = [:]
     var resumeEntries: [String: RunLog.Entry] = [:]
     var runID = UUID().uuidString
+    var carriedIgnored = 0
+    var carriedInserted = 0
     /// Records of input `i` before this decompressed offset were committed by the
     /// interrupted run, and are skipped.
     var resumeOffsetOfInput: [Int: Int64] = [:]

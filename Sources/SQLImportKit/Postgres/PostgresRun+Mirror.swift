@@ -68,7 +68,7 @@ extension PostgresRun {
     /// another row; a marker never found its row.)
     private func keyText(_ cell: Cell, field: Int, row: Int, of batch: RecordBatch, bytes: UnsafePointer<UInt8>) throws -> String {
         let column = columnOfField[field]!
-        let type = schema.column(named: column)?.type ?? ""
+        let type = schema.column(named: column)?.baseType ?? ""
         let family = PostgresValueCheck.Family(type: type)
         let limit = PostgresValueCheck.Limit(type: type)
         let judged = PostgresValueCheck.serverJudges(cell, limit: limit, type: type, bytes: bytes)
@@ -176,20 +176,27 @@ extension PostgresRun {
     /// run committed, landed on count as seen, without applying them again (that was no
     /// no-op: a row two of them changed went back through the first one's values, firing
     /// triggers, and broke a unique index another row held by then). Each row is found
-    /// as `noteSeenRows` finds it: by the conflict target, within its predicate, when the
-    /// record has the target's key, else by the primary key it carries. A record whose
-    /// key the checks refuse was a reject and landed nowhere; a tombstone's row is gone.
-    func noteCommittedRowsSeen(_ rows: [Int], of batch: RecordBatch) throws {
+    /// as `noteSeenRows` finds it, by the record's route (`routes`, from
+    /// `write(meetingKeysOnly:)`): inside the target, by its key within the predicate;
+    /// outside it (a NULL key column, or the predicate false on the record's cells), by
+    /// the primary key it carries; where only the server could tell (a predicate on a
+    /// cell the record lacks), both, so that no row it may have landed on is deleted. A
+    /// record whose key the checks refuse was a reject and landed nowhere; a tombstone's
+    /// row is gone.
+    func noteCommittedRowsSeen(_ rows: [Int], routes: [Int?], of batch: RecordBatch) throws {
         guard tracksSeenRows, let primary = schema.primaryKey, let target else { return }
         let byTarget = fields(of: target.columns)
         let byPrimaryKey = fields(of: primary.columns)
         var targetKeys: [[String?]] = []
         var primaryKeys: [[String?]] = []
-        for row in rows where !isTombstone(row: row, of: batch) {
+        for (index, row) in rows.enumerated() where !isTombstone(row: row, of: batch) {
+            let route = index < routes.count ? routes[index] : nil
             do {
-                if let byTarget, let values = try keyValues(row: row, of: batch, key: target, fields: byTarget) {
+                if route != PostgresUpsert.outside, let byTarget, let values = try keyValues(row: row, of: batch, key: target, fields: byTarget) {
                     targetKeys.append(values)
-                } else if let byPrimaryKey, let values = try keyValues(row: row, of: batch, key: primary, fields: byPrimaryKey) {
+                    if route == PostgresUpsert.inside { continue }
+                }
+                if let byPrimaryKey, let values = try keyValues(row: row, of: batch, key: primary, fields: byPrimaryKey) {
                     primaryKeys.append(values)
                 }
             } catch let error as PostgresError where error.kind == .data {
@@ -304,11 +311,13 @@ extension PostgresRun {
         let gone = try connection.query(
             "SELECT count(*) FROM (SELECT DISTINCT ON (\(keys.joined(separator: ", "))) * FROM sqlimport_gone) AS t WHERE \(eligible) AND NOT EXISTS (SELECT FROM \(schema.ownRows) AS n WHERE \(same("n")))"
         ).first?.first.flatMap { $0 }.flatMap { Int($0) } ?? 0
-        let candidates = (Int(counted.first.flatMap { $0 } ?? "0") ?? 0) + gone
+        // (A resumed run's rows before it include those the interrupted run inserted.)
+        let candidates = max(0, (Int(counted.first.flatMap { $0 } ?? "0") ?? 0) + gone - carriedInserted)
         let deletions = Int(counted.dropFirst().first.flatMap { $0 } ?? "0") ?? 0
         summary.deleteCandidates = candidates
         guard deletions > 0 else { return }
-        guard try options.mirror.mayDelete(deletions, of: candidates, in: &summary) else { return }
+        // Records a BEFORE trigger left out withhold deletions, as SQLite's dropped ones do.
+        guard try options.mirror.mayDelete(deletions, of: candidates, ignored: carriedIgnored + summary.counts.ignored, in: &summary) else { return }
         try connection.execute("SAVEPOINT sqlimport_delete")
         do {
             summary.counts.deleted += try connection.executeCounting(plan)

@@ -94,6 +94,8 @@ final class PostgresRun {
     var fingerprints: [Int: RunLog.Fingerprint] = [:]
     var resumeEntries: [String: RunLog.Entry] = [:]
     var runID = UUID().uuidString
+    var carriedIgnored = 0
+    var carriedInserted = 0
     var resumeOffsetOfInput: [Int: Int64] = [:]
     var committedRowsOfInput: [Int: Int] = [:]
     var rowsSinceCommit = 0
@@ -294,8 +296,8 @@ final class PostgresRun {
         // that a later record repeating one is a repeat (`--duplicate-keys`), as in one
         // uninterrupted run.
         if first > 0 {
-            try write(rows: Array(0 ..< first), of: batch, meetingKeysOnly: true)
-            try noteCommittedRowsSeen(Array(0 ..< first), of: batch)
+            let routes = try write(rows: Array(0 ..< first), of: batch, meetingKeysOnly: true)
+            try noteCommittedRowsSeen(Array(0 ..< first), routes: routes, of: batch)
         }
         // Records set aside while writing are rejects, not committed records (`--resume`).
         let rejectedBeforeWriting = summary.counts.rejected
@@ -456,9 +458,12 @@ final class PostgresRun {
     /// Plans and writes `rows` of `batch`, in their order. With `meetingKeysOnly`, the
     /// rows' keys are only added to the keys the run has met (records an interrupted
     /// run committed, which `--resume` passes over), and nothing is counted or written.
-    private func write(rows selected: [Int], of batch: RecordBatch, meetingKeysOnly: Bool = false) throws {
+    /// Returns, with `meetingKeysOnly`, each record's route where its cells tell it
+    /// (`PostgresUpsert.inside` or `.outside`; nil where the server decides).
+    @discardableResult
+    private func write(rows selected: [Int], of batch: RecordBatch, meetingKeysOnly: Bool = false) throws -> [Int?] {
         let selected = emptyRows.isEmpty || meetingKeysOnly ? selected : selected.filter { !emptyRows.contains($0) }
-        guard !selected.isEmpty else { return }
+        guard !selected.isEmpty else { return [] }
         // The key columns' fields (a missing one is NULL): the target's in every record's
         // shape, so that a record without one takes the NULL-key route; the primary key's
         // where the record has them, so that one without gets the column's default or
@@ -493,7 +498,7 @@ final class PostgresRun {
         var spellingOfField: [Int: PostgresKeySpelling] = [:]
         for field in (targetFields ?? []) + (primaryFields ?? []) {
             guard let name = columnOfField[field], let column = schema.column(named: name) else { continue }
-            let spelling = PostgresKeySpelling(type: column.type)
+            let spelling = PostgresKeySpelling(type: column.baseType)
             if case .exact = spelling { continue }
             spellingOfField[field] = spelling
         }
@@ -624,7 +629,7 @@ final class PostgresRun {
             let list = "{" + plan.forgotten.sorted().map(String.init).joined(separator: ",") + "}"
             _ = try connection.query("DELETE FROM sqlimport_keys WHERE h = ANY($1::bigint[])", [list])
         }
-        guard !meetingKeysOnly else { return }
+        guard !meetingKeysOnly else { return routes }
         summary.counts.duplicateKeys += plan.repeats
         // Counted as written: a refused record's count goes with its savepoint.
         if batch.numbersKeptAsText > 0 { countNumbersKeptAsText(in: selected, of: batch, tombstones: tombstoneRows) }
@@ -714,6 +719,7 @@ final class PostgresRun {
                 try write(rows: group.rows, fields: shapes[group.shape], rounds: rounds, meetsEarlierKeys: plan.meetsEarlierKeys, of: batch)
             }
         }
+        return []
     }
 
     /// Counts the numbers too large for an integer or a double that `rows` pass to
@@ -896,7 +902,7 @@ final class PostgresRun {
     func copy(into: String, rows: [Int], fields: [Int], rounds: [Int32]?, of batch: RecordBatch, firstSequence: inout Int64) throws -> Int {
         // Dates and times only the server can read, judged before the COPY (`copyText`).
         droppedByServer.removeAll(keepingCapacity: true)
-        let types = fields.map { schema.column(named: columnOfField[$0]!)?.type ?? "" }
+        let types = fields.map { schema.column(named: columnOfField[$0]!)?.baseType ?? "" }
         let limits = types.map(PostgresValueCheck.Limit.init(type:))
         if limits.contains(where: \.dropsZoneOrTime) {
             var judged: [(row: Int, position: Int)] = []
@@ -1005,7 +1011,8 @@ final class PostgresRun {
         // of infinity) into a float or `numeric` column is an infinity, as SQLite stores
         // it (`numeric` read it as 10^999, and an exported infinity came back finite);
         // other numbers such a column would change are refused (`PostgresValueCheck`).
-        let types = fields.map { schema.column(named: columnOfField[$0]!)?.type ?? "" }
+        // (A domain's values are its base type's: `baseType`.)
+        let types = fields.map { schema.column(named: columnOfField[$0]!)?.baseType ?? "" }
         let isJSON = types.map { $0 == "json" || $0 == "jsonb" }
         let families = types.map(PostgresValueCheck.Family.init(type:))
         let limits = types.map(PostgresValueCheck.Limit.init(type:))

@@ -6,7 +6,8 @@
 /// CREATE TABLE _sqlimport_runs (target text NOT NULL, path text NOT NULL, size bigint,
 ///   head_crc32 bigint, committed_offset bigint NOT NULL, committed_rows bigint NOT NULL,
 ///   finished boolean NOT NULL, updated_at timestamptz NOT NULL, mtime_ns bigint,
-///   inode bigint, committed_rejects bigint, rejects_bytes bigint, run_id text, PRIMARY KEY (target, path))
+///   inode bigint, committed_rejects bigint, rejects_bytes bigint, run_id text, committed_ignored bigint,
+///   committed_inserted bigint, PRIMARY KEY (target, path))
 /// ```
 struct PostgresRunLog {
     let table: String
@@ -26,17 +27,19 @@ struct PostgresRunLog {
         // EXISTS, and holds it to the first checkpoint, so that another checkpointed run
         // into the schema would wait for it.
         let present = try connection.query(
-            "SELECT count(*) FROM pg_attribute WHERE attrelid = $1::regclass AND attname IN ('committed_rejects', 'rejects_bytes', 'run_id') AND NOT attisdropped", [table])
-        if present.first?[0] != "3" {
+            "SELECT count(*) FROM pg_attribute WHERE attrelid = $1::regclass AND attname IN ('committed_rejects', 'rejects_bytes', 'run_id', 'committed_ignored', 'committed_inserted') AND NOT attisdropped",
+            [table])
+        if present.first?[0] != "5" {
             try connection.execute(
-                "ALTER TABLE \(table) ADD COLUMN IF NOT EXISTS committed_rejects bigint, ADD COLUMN IF NOT EXISTS rejects_bytes bigint, ADD COLUMN IF NOT EXISTS run_id text")
+                "ALTER TABLE \(table) ADD COLUMN IF NOT EXISTS committed_rejects bigint, ADD COLUMN IF NOT EXISTS rejects_bytes bigint, ADD COLUMN IF NOT EXISTS run_id text, "
+                    + "ADD COLUMN IF NOT EXISTS committed_ignored bigint, ADD COLUMN IF NOT EXISTS committed_inserted bigint")
         }
     }
 
     func entries(_ connection: PostgresConnection, target: String) throws -> [String: RunLog.Entry] {
         var result: [String: RunLog.Entry] = [:]
         let rows = try connection.query(
-            "SELECT path, size, head_crc32, mtime_ns, inode, committed_offset, committed_rows, finished, committed_rejects, rejects_bytes, run_id FROM \(table) WHERE target = $1",
+            "SELECT path, size, head_crc32, mtime_ns, inode, committed_offset, committed_rows, finished, committed_rejects, rejects_bytes, run_id, committed_ignored, committed_inserted FROM \(table) WHERE target = $1",
             [target])
         for row in rows {
             func number(_ index: Int) -> Int64 { row[index].flatMap { Int64($0) } ?? -1 }
@@ -44,7 +47,7 @@ struct PostgresRunLog {
             result[path] = RunLog.Entry(
                 fingerprint: RunLog.Fingerprint(size: number(1), checksum: number(2), modifiedNanoseconds: number(3), inode: number(4)),
                 committedOffset: number(5), committedRows: Int(number(6)), finished: row[7] == "t", committedRejects: Int(max(number(8), 0)),
-                rejectsBytes: max(number(9), 0), runID: row[10])
+                rejectsBytes: max(number(9), 0), runID: row[10], committedIgnored: Int(max(number(11), 0)), committedInserted: Int(max(number(12), 0)))
         }
         return result
     }
@@ -53,17 +56,19 @@ struct PostgresRunLog {
         _ = try connection.query(
             """
             INSERT INTO \(table) (target, path, size, head_crc32, committed_offset, committed_rows, finished, updated_at, mtime_ns, inode,
-              committed_rejects, rejects_bytes, run_id)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, now(), $8, $9, $10, $11, $12)
+              committed_rejects, rejects_bytes, run_id, committed_ignored, committed_inserted)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, now(), $8, $9, $10, $11, $12, $13, $14)
             ON CONFLICT (target, path) DO UPDATE SET size = excluded.size, head_crc32 = excluded.head_crc32,
               committed_offset = excluded.committed_offset, committed_rows = excluded.committed_rows, finished = excluded.finished,
               updated_at = excluded.updated_at, mtime_ns = excluded.mtime_ns, inode = excluded.inode,
-              committed_rejects = excluded.committed_rejects, rejects_bytes = excluded.rejects_bytes, run_id = excluded.run_id
+              committed_rejects = excluded.committed_rejects, rejects_bytes = excluded.rejects_bytes, run_id = excluded.run_id,
+              committed_ignored = excluded.committed_ignored, committed_inserted = excluded.committed_inserted
             """,
             [
                 target, path, String(entry.fingerprint.size), String(entry.fingerprint.checksum), String(entry.committedOffset),
                 String(entry.committedRows), entry.finished ? "true" : "false", String(entry.fingerprint.modifiedNanoseconds),
                 String(entry.fingerprint.inode), String(entry.committedRejects), String(entry.rejectsBytes), entry.runID,
+                String(entry.committedIgnored), String(entry.committedInserted),
             ])
     }
 }

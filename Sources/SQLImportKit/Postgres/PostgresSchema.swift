@@ -5,6 +5,9 @@ package struct PostgresSchema: Sendable {
         package var name: String
         /// `format_type`: `bigint`, `text`, `numeric(10,2)`, `jsonb`, ...
         package var type: String
+        /// The type under a domain, through domains over domains (`type` for any other):
+        /// what a value becomes, and so what `PostgresValueCheck` judges it by.
+        package var baseType = ""
         package var notNull: Bool
         package var hasDefault: Bool
         /// False for a column PostgreSQL fills itself and refuses a value for: an identity
@@ -145,11 +148,20 @@ package struct PostgresSchema: Sendable {
         let columns = try connection.query(
             """
             SELECT attname, format_type(atttypid, atttypmod), attnotnull::text, atthasdef::text,
-              (attidentity = 'a' OR coalesce(row_to_json(a)->>'attgenerated', '') NOT IN ('', ' '))::text
+              (attidentity = 'a' OR coalesce(row_to_json(a)->>'attgenerated', '') NOT IN ('', ' '))::text, base.type
             FROM pg_attribute a
+            LEFT JOIN LATERAL (
+              WITH RECURSIVE b (typ, mod) AS (
+                SELECT a.atttypid, a.atttypmod
+                UNION ALL SELECT t.typbasetype, t.typtypmod FROM b JOIN pg_type t ON t.oid = b.typ WHERE t.typtype = 'd')
+              SELECT format_type(b.typ, b.mod) AS type FROM b JOIN pg_type t ON t.oid = b.typ WHERE t.typtype <> 'd') AS base ON true
             WHERE attrelid = $1::oid AND attnum > 0 AND NOT attisdropped ORDER BY attnum
             """, [oid]
-        ).map { Column(name: $0[0] ?? "", type: $0[1] ?? "text", notNull: $0[2] == "true", hasDefault: $0[3] == "true", isWritable: $0[4] != "true") }
+        ).map {
+            Column(
+                name: $0[0] ?? "", type: $0[1] ?? "text", baseType: $0[5] ?? $0[1] ?? "text", notNull: $0[2] == "true", hasDefault: $0[3] == "true",
+                isWritable: $0[4] != "true")
+        }
         let keys = try connection.query(
             """
             SELECT ci.relname, i.indisprimary::text, pg_get_expr(i.indpred, i.indrelid),

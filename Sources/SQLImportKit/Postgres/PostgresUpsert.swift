@@ -269,7 +269,7 @@ struct PostgresUpsert {
             // as written. (Not `numeric` or floats: a JSON number is read as a double, so
             // the record has no spelling of its own, and its value decides.)
             let comparable: (String, String) -> String = { column, value in
-                Self.comparesAsText(schema.column(named: column)?.type ?? "") ? "(\(value))::text" : value
+                Self.comparesAsText(schema.column(named: column)?.baseType ?? "") ? "(\(value))::text" : value
             }
             let changed = "(\(assigned.map { comparable($0, "\(row).\(q($0))") }.joined(separator: ", ")), NULL) IS DISTINCT FROM (\(assigned.map { comparable($0, newValue($0)) }.joined(separator: ", ")), NULL)"
             var condition = "\(newer) AND \(changed)"

@@ -81,8 +81,12 @@ enum PostgresValueCheck {
         let single = Float(value)
         if Double(single) == value { return nil }
         if single.isInfinite || (single == 0 && value != 0) { return unrepresentable(.float) }
-        let shortest = "\(single)"
-        if Double(shortest) == value { return nil }
+        // Halfway between two reals, the shortest text that reads back as the real is
+        // the number itself to Swift, not to PostgreSQL, which prints more digits
+        // (1.5e10 reads back as 1.5000001e+10).
+        let halfway = value == (Double(single) + Double(single.nextUp)) / 2 || value == (Double(single) + Double(single.nextDown)) / 2
+        let shortest = halfway ? String(format: "%.8g", Double(single)) : "\(single)"
+        if !halfway && Double(shortest) == value { return nil }
         return "has more digits than a real holds, and this real column would store \(shortest); declare the column double precision or numeric to keep it, or round it in the input"
     }
 

@@ -26,23 +26,26 @@ public struct MirrorOptions: Sendable, Equatable {
     /// run `summary` describes: not when records were rejected (the rows they name cannot
     /// be told from rows the export lacks: withheld, and said), and never beyond
     /// `--max-delete` (an error: nothing is committed).
-    /// - Parameter ignored: records SQLite dropped so far (`summary` counts them later).
-    func mayDelete(_ deletions: Int, of candidates: Int, ignored: Int = 0, in summary: inout ImportSummary) throws -> Bool {
+    /// - Parameter ignored: records the database dropped so far, an interrupted run's
+    ///   before its last checkpoint included (SQLite's `summary` counts them later).
+    func mayDelete(_ deletions: Int, of candidates: Int, ignored: Int, in summary: inout ImportSummary) throws -> Bool {
         if summary.counts.rejected > 0 {
             summary.warnings.append(
                 "--delete-missing deleted nothing: \(summary.counts.rejected) record(s) were rejected, and the rows they name cannot be told from rows the export lacks; fix them and re-run")
             summary.deletionsWithheld = deletions
             return false
         }
-        // A record SQLite dropped (an `ON CONFLICT IGNORE` column, a trigger's
-        // `RAISE(IGNORE)`) may name a row it never reached: the same as a reject.
+        // A record the database dropped (SQLite: an `ON CONFLICT IGNORE` column, a
+        // trigger's `RAISE(IGNORE)`; PostgreSQL: a BEFORE trigger that returned NULL) may
+        // name a row it never reached: the same as a reject.
         if ignored > 0 {
             summary.warnings.append(
-                "--delete-missing deleted nothing: \(ignored) record(s) were dropped by SQLite (an ON CONFLICT IGNORE constraint or a trigger's RAISE(IGNORE)), and the rows they name cannot be told from rows the export lacks")
+                "--delete-missing deleted nothing: \(ignored) record(s) were dropped by the database (an ON CONFLICT IGNORE constraint, a trigger's RAISE(IGNORE), or a BEFORE trigger that returned NULL), and the rows they name cannot be told from rows the export lacks")
             summary.deletionsWithheld = deletions
             return false
         }
-        let emptyInput = summary.counts.read == 0
+        // (A resumed run that reads no record past the interrupted run's is no empty one.)
+        let emptyInput = summary.counts.read == 0 && summary.resumedRecords == 0
         if emptyInput ? maxDelete != .percent(100) : !maxDelete.allows(deletions, of: candidates) {
             throw MirrorError.tooManyDeletions(deletions: deletions, candidates: candidates, limit: maxDelete, emptyInput: emptyInput)
         }
