@@ -49,7 +49,8 @@ enum ExitStatus {
         case let error as PostgresError:
             switch error.kind {
             case .connection: return unavailable
-            case .authentication: return noPermission
+            case .authentication, .permission: return noPermission
+            case .readOnly: return ioError
             case .busy, .canceled: return temporary
             case .data: return badData
             case .usage: return usage

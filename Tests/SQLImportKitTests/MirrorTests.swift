@@ -414,6 +414,16 @@ import Testing
         let deleted = (try report()["counts"] as? [String: Int])?["deleted"]
         #expect(deleted == 4)
         #expect(try rows(six) == 6)
+
+        // A row the app inserted after the run began (here after it stopped; between its
+        // checkpoints alike) is kept: the resumed run took it for a row from before.
+        TestSupport.write(keys((1 ... 19).map { "k\($0)" }), to: directory.appendingPathComponent("app.jsonl"))
+        let app = try table("app.db", rows: 20, triggers: "CREATE TRIGGER stop BEFORE UPDATE ON t WHEN NEW.k = 'k15' BEGIN SELECT RAISE(ABORT, 'stop here'); END;")
+        #expect(try run(app, "app.jsonl", ["--commit-every", "4"]).status == 65)
+        try letThrough(app)
+        try DatabaseQueue(path: app).write { try $0.execute(sql: "INSERT INTO t (k, v) VALUES ('by the app', 'app')") }
+        #expect(try run(app, "app.jsonl", ["--commit-every", "4"]).status == 0)
+        #expect(try DatabaseQueue(path: app).read { try String.fetchAll($0, sql: "SELECT k FROM t WHERE v <> 'new' ORDER BY k") } == ["by the app"])
     }
 
     /// Records that change one row twice, the second freeing a unique value the third

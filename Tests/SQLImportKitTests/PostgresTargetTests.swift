@@ -970,6 +970,29 @@ import Testing
         #expect(idle.description.contains("idle_in_transaction_session_timeout"), "\(idle)")
         let unreachable = PostgresError(kind: .connection, message: "connection to server on socket failed: No such file or directory")
         #expect(unreachable.description.contains("check the --db URL"))
+        // A server stopped at once (`pg_ctl stop -m immediate`) or crashed mid-run: not
+        // the URL (a helper's fault test).
+        let crashed = PostgresError(kind: .connection, message: "server closed the connection unexpectedly\n\tThis probably means the server terminated abnormally")
+        #expect(crashed.description.contains("it stopped or crashed") && !crashed.description.contains("check the --db URL"), "\(crashed)")
+    }
+
+    /// A read-only transaction (a standby, default_transaction_read_only) exited 70, an
+    /// internal error, and a missing privilege 64, a usage error, naming no privilege
+    /// (a helper's fault test): 74 and 77, each naming the fix. Nothing is written.
+    @Test func aReadOnlyServerOrAMissingPrivilegeIsNamedWithItsExitCode() throws {
+        let schema = Self.schemaName(#function)
+        let url = try PostgresServer.database(schema: schema, setUp: "CREATE TABLE t (id text PRIMARY KEY, v int); INSERT INTO t VALUES ('a', 1);")
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        TestSupport.write(#"{"id":"a","v":2}"# + "\n" + #"{"id":"b","v":3}"# + "\n", to: directory.appendingPathComponent("t.jsonl"))
+        let readOnly = try TestSupport.run(["t.jsonl", "--db", url.replacingOccurrences(of: "options=", with: "options=-cdefault_transaction_read_only%3Don%20"), "--table", "t", "--upsert", "id"], in: directory)
+        #expect(readOnly.status == 74 && readOnly.stderr.contains("the server is a standby, or default_transaction_read_only is on"), "\(readOnly.status) \(readOnly.stderr)")
+        let role = "ins_" + String(UUID().uuidString.prefix(8)).lowercased()
+        _ = try PostgresServer.query(url, "CREATE ROLE \(role) LOGIN; GRANT USAGE ON SCHEMA \"\(schema)\" TO \(role); GRANT SELECT, INSERT ON t TO \(role);")
+        defer { _ = try? PostgresServer.query(url, "DROP OWNED BY \(role); DROP ROLE \(role);") }
+        let denied = try TestSupport.run(["t.jsonl", "--db", url.replacingOccurrences(of: "postgres@", with: "\(role)@"), "--table", "t", "--upsert", "id"], in: directory)
+        #expect(denied.status == 77 && denied.stderr.contains("the role lacks a privilege the run needs: SELECT, INSERT and UPDATE"), "\(denied.status) \(denied.stderr)")
+        #expect(try PostgresServer.query(url, "SELECT id, v FROM t") == "a|1\n")
     }
 
     /// A deferred constraint trigger that raises at the commit: the message said
@@ -2245,6 +2268,16 @@ import Testing
         let raised = try run("six", "six.jsonl", ["--commit-every", "2", "--max-delete", "50%"])
         #expect(raised.status == 0, "\(raised.stderr)")
         #expect(try Self.counts(directory.appendingPathComponent("r.json"))["deleted"] == 4)
+
+        // A row another session committed after the run began is kept (the resumed run
+        // copied the candidates anew, took it for a row from before, and deleted it; a
+        // helper's fault test); the kept candidates go when the run ends.
+        _ = try PostgresServer.query(url, "CREATE TABLE app (id serial PRIMARY KEY, k text UNIQUE, v text); INSERT INTO app (k, v) SELECT 'k' || g, 'old' FROM generate_series(1, 20) AS g; ALTER TABLE app ADD CONSTRAINT stop CHECK (k <> 'k15' OR v <> 'new');")
+        #expect(try run("app", "t.jsonl", ["--commit-every", "4"]).status == 65)
+        _ = try PostgresServer.query(url, "ALTER TABLE app DROP CONSTRAINT stop; INSERT INTO app (k, v) VALUES ('by the app', 'app');")
+        #expect(try run("app", "t.jsonl", ["--commit-every", "4"]).status == 0)
+        #expect(try PostgresServer.query(url, "SELECT k FROM app WHERE v <> 'new'") == "by the app\n")
+        #expect(try PostgresServer.query(url, "SELECT count(*) FROM pg_class WHERE relname LIKE '\\_sqlimport\\_candidates%' AND relnamespace = current_schema()::regnamespace") == "0\n")
     }
 
     /// Keys PostgreSQL finds equal with other bytes (a uuid in both cases) in one batch:

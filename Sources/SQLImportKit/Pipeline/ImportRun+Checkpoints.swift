@@ -19,7 +19,7 @@ extension ImportRun: CheckpointingRun {
             fingerprint: fingerprints[input] ?? RunLog.Fingerprint(size: -1, checksum: -1, modifiedNanoseconds: -1, inode: -1), committedOffset: offset,
             committedRows: committedRowsOfInput[input, default: 0], finished: finished, committedRejects: summary.counts.rejected,
             rejectsBytes: rejectsFile?.length ?? 0, runID: runID,
-            committedIgnored: carriedIgnored + (session?.counts.ignored ?? 0), committedInserted: carriedInserted + (session?.counts.inserted ?? 0))
+            committedIgnored: carriedIgnored + (session?.counts.ignored ?? 0), startMax: carriedStartMax ?? session?.counters.touched?.startMax)
         try RunLog.save(db, target: table, path: path, entry: entry)
     }
 

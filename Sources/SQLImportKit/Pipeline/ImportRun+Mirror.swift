@@ -311,9 +311,12 @@ extension ImportRun {
         // SQLite calls the function on this (the writing) thread only.
         let touched = session?.counters.touched
         let seen = SeenRows(touched: touched)
+        // A resumed run keeps what the interrupted run would have: the rows inserted since
+        // it began (`carriedStartMax`).
+        let insertedSince = carriedStartMax ?? Int64.max
         db.add(function: DatabaseFunction("sqlimport_seen", argumentCount: 1, pure: false) { values in
             guard let touched = seen.touched, let rowid = Int64.fromDatabaseValue(values[0]) else { return false }
-            return touched.protects(rowid)
+            return rowid > insertedSince || touched.protects(rowid)
         })
         defer { db.remove(function: DatabaseFunction("sqlimport_seen", argumentCount: 1, pure: false) { _ in nil }) }
         let rowid = "\(quotedTable).\(Self.rowidName(of: schema))"
@@ -323,7 +326,9 @@ extension ImportRun {
         // The candidates are the rows in scope that were there before the run: those
         // still there, but for the ones this run inserted into gaps below the largest
         // rowid, and those it deleted as it went (`watchInsertsBelowStartMax`).
-        var before = touched.map { "\(rowid) <= \($0.startMax)" } ?? "1"
+        // (A resumed run's are the interrupted run's: not the rows it, or others between
+        // its checkpoints, inserted.)
+        var before = touched.map { "\(rowid) <= \(min($0.startMax, carriedStartMax ?? $0.startMax))" } ?? "1"
         var deletedCandidates = 0
         if watchesInserts {
             before += " AND \(rowid) NOT IN (SELECT r FROM temp.\(Self.insertedRows))"
@@ -338,8 +343,7 @@ extension ImportRun {
         }
         let counts = try Row.fetchOne(
             db, sql: "SELECT coalesce(sum(\(before)), 0) AS candidates, coalesce(sum(NOT sqlimport_seen(\(rowid))), 0) AS missing FROM \(quotedTable) WHERE \(eligible)")!
-        // (A resumed run's rows before it include those the interrupted run inserted.)
-        let candidates = max(0, counts["candidates"] + deletedCandidates - carriedInserted)
+        let candidates: Int = counts["candidates"] + deletedCandidates
         let deletions: Int = counts["missing"]
         summary.deleteCandidates = candidates
         guard deletions > 0 else { return }

@@ -89,7 +89,7 @@ final class ImportRun {
     var resumeEntries: [String: RunLog.Entry] = [:]
     var runID = UUID().uuidString
     var carriedIgnored = 0
-    var carriedInserted = 0
+    var carriedStartMax: Int64?
     /// Records of input `i` before this decompressed offset were committed by the
     /// interrupted run, and are skipped.
     var resumeOffsetOfInput: [Int: Int64] = [:]

@@ -10,7 +10,7 @@ import GRDB
 /// CREATE TABLE _sqlimport_runs (target TEXT, path TEXT, size INTEGER, head_crc32 INTEGER,
 ///   committed_offset INTEGER, committed_rows INTEGER, finished INTEGER, updated_at TEXT,
 ///   mtime_ns INTEGER, inode INTEGER, committed_rejects INTEGER, rejects_bytes INTEGER,
-///   run_id TEXT, committed_ignored INTEGER, committed_inserted INTEGER, PRIMARY KEY (target, path))
+///   run_id TEXT, committed_ignored INTEGER, start_max INTEGER, PRIMARY KEY (target, path))
 /// ```
 ///
 /// `head_crc32` holds the CRC-32 of the whole input (its name is from when it covered the
@@ -72,12 +72,13 @@ struct RunLog {
         var rejectsBytes: Int64 = 0
         /// The run that wrote it (`CheckpointingRun.runID`); nil in logs from before.
         var runID: String? = nil
-        /// The run's records the database dropped and its rows inserted, up to this
-        /// checkpoint: what `--delete-missing` still needs of the records a resumed run
-        /// passes over (the first withholds deletions, the second is no row that was in
-        /// scope before the run).
+        /// The run's records the database dropped up to this checkpoint, which withhold
+        /// `--delete-missing`'s deletions when a resumed run passes over them.
         var committedIgnored = 0
-        var committedInserted = 0
+        /// SQLite: the table's largest rowid when the run began (`TouchedRows.startMax`):
+        /// a resumed run's rows from before it are those of the interrupted run, not the
+        /// rows that run, or others between its checkpoints, inserted.
+        var startMax: Int64? = nil
     }
 
     static func ensureTable(_ db: Database) throws {
@@ -87,7 +88,7 @@ struct RunLog {
               PRIMARY KEY (target, path))
             """)
         let columns = Set(try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info(?)", arguments: [table]))
-        for column in ["mtime_ns", "inode", "committed_rejects", "rejects_bytes", "committed_ignored", "committed_inserted"] where !columns.contains(column) {
+        for column in ["mtime_ns", "inode", "committed_rejects", "rejects_bytes", "committed_ignored", "start_max"] where !columns.contains(column) {
             try db.execute(sql: "ALTER TABLE \(table) ADD COLUMN \(column) INTEGER")
         }
         if !columns.contains("run_id") { try db.execute(sql: "ALTER TABLE \(table) ADD COLUMN run_id TEXT") }
@@ -102,7 +103,7 @@ struct RunLog {
                     size: row["size"] ?? -1, checksum: row["head_crc32"] ?? -1, modifiedNanoseconds: row["mtime_ns"] ?? -1, inode: row["inode"] ?? -1),
                 committedOffset: row["committed_offset"], committedRows: row["committed_rows"], finished: row["finished"],
                 committedRejects: row["committed_rejects"] ?? 0, rejectsBytes: row["rejects_bytes"] ?? 0, runID: row["run_id"],
-                committedIgnored: row["committed_ignored"] ?? 0, committedInserted: row["committed_inserted"] ?? 0)
+                committedIgnored: row["committed_ignored"] ?? 0, startMax: row["start_max"])
         }
         return result
     }
@@ -111,18 +112,18 @@ struct RunLog {
         try db.execute(
             sql: """
                 INSERT INTO \(table) (target, path, size, head_crc32, committed_offset, committed_rows, finished, updated_at, mtime_ns, inode,
-                  committed_rejects, rejects_bytes, run_id, committed_ignored, committed_inserted)
+                  committed_rejects, rejects_bytes, run_id, committed_ignored, start_max)
                 VALUES (?, ?, ?, ?, ?, ?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (target, path) DO UPDATE SET size = excluded.size, head_crc32 = excluded.head_crc32,
                   committed_offset = excluded.committed_offset, committed_rows = excluded.committed_rows,
                   finished = excluded.finished, updated_at = excluded.updated_at, mtime_ns = excluded.mtime_ns, inode = excluded.inode,
                   committed_rejects = excluded.committed_rejects, rejects_bytes = excluded.rejects_bytes, run_id = excluded.run_id,
-                  committed_ignored = excluded.committed_ignored, committed_inserted = excluded.committed_inserted
+                  committed_ignored = excluded.committed_ignored, start_max = excluded.start_max
                 """,
             arguments: [
                 target, path, entry.fingerprint.size, entry.fingerprint.checksum, entry.committedOffset, entry.committedRows, entry.finished,
                 entry.fingerprint.modifiedNanoseconds, entry.fingerprint.inode, entry.committedRejects, entry.rejectsBytes, entry.runID,
-                entry.committedIgnored, entry.committedInserted,
+                entry.committedIgnored, entry.startMax,
             ])
     }
 }
@@ -193,11 +194,10 @@ protocol CheckpointingRun: AnyObject {
     /// What the log's entries of this run are marked with: a new identifier, or the
     /// interrupted run's when this run resumes it.
     var runID: String { get set }
-    /// The records the database dropped and the rows inserted by the interrupted run
-    /// before its last checkpoint (`RunLog.Entry.committedIgnored`), when this run
-    /// resumes it.
+    /// The records the database dropped by the interrupted run before its last
+    /// checkpoint, and its `startMax` (`RunLog.Entry`), when this run resumes it.
     var carriedIgnored: Int { get set }
-    var carriedInserted: Int { get set }
+    var carriedStartMax: Int64? { get set }
     /// Records input `input`'s progress in the log (nothing without `--commit-every`).
     func saveProgress(input: Int, offset: Int64, finished: Bool) throws
 }
@@ -268,7 +268,7 @@ extension CheckpointingRun {
         }
         summary.counts.rejected += rejects
         carriedIgnored = resumed.map(\.committedIgnored).max() ?? 0
-        carriedInserted = resumed.map(\.committedInserted).max() ?? 0
+        carriedStartMax = resumed.compactMap(\.startMax).min()
         // Committed by the interrupted run: they stay whatever this one does (a resumed
         // run that stopped before its first checkpoint reported none).
         countsAtLastCommit.rejected += rejects

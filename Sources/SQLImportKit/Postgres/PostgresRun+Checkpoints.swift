@@ -26,7 +26,7 @@ extension PostgresRun: CheckpointingRun {
             fingerprint: fingerprints[input] ?? RunLog.Fingerprint(size: -1, checksum: -1, modifiedNanoseconds: -1, inode: -1),
             committedOffset: offset, committedRows: committedRowsOfInput[input, default: 0], finished: finished,
             committedRejects: summary.counts.rejected, rejectsBytes: rejectsFile?.length ?? 0, runID: runID,
-            committedIgnored: carriedIgnored + summary.counts.ignored, committedInserted: carriedInserted + summary.counts.inserted)
+            committedIgnored: carriedIgnored + summary.counts.ignored)
         try runLog.save(connection, target: requestedTable, path: path, entry: entry)
     }
 

@@ -29,12 +29,28 @@ extension PostgresRun {
                 "--delete-missing tells seen rows by their primary key on PostgreSQL, and \(SQLIdentifier.quote(schema.table)) has none; add one, or mirror it with a separate DELETE")
         }
         // With --commit-every the candidates and the rows seen outlive each checkpoint's
-        // commit (they go with the session); a resumed run applies the committed records
-        // again, unchanged, so that their rows count as seen, as on SQLite.
+        // commit (they go with the session); a resumed run finds the rows its passed-over
+        // records landed on (`noteCommittedRowsSeen`).
         let lifetime = options.commitEvery == nil ? "ON COMMIT DROP" : "ON COMMIT PRESERVE ROWS"
         let keys = SQLIdentifier.quoteList(primary.columns)
-        let copied = try connection.executeCounting(
-            "CREATE TEMP TABLE sqlimport_candidates \(lifetime) AS SELECT \(keys) FROM \(schema.ownRows)")
+        let copied: Int
+        if let runLog, options.commitEvery != nil {
+            // Kept in the log's schema, committed with the first checkpoint, so that a
+            // resumed run goes on with the interrupted run's candidates: copied anew, they
+            // took in the rows other sessions committed during that run, which it then
+            // deleted (helper-70). Dropped when the run ends.
+            candidatesTable = runLog.candidatesTable(target: requestedTable)
+            let kept = try connection.query("SELECT to_regclass($1) IS NOT NULL", [candidatesTable]).first?[0] == "t"
+            if kept && !resumeEntries.isEmpty {
+                copied = Int(try connection.query("SELECT count(*) FROM \(candidatesTable)").first?[0].flatMap { $0 } ?? "0") ?? 0
+            } else {
+                try connection.execute("DROP TABLE IF EXISTS \(candidatesTable)")
+                copied = try connection.executeCounting("CREATE TABLE \(candidatesTable) AS SELECT \(keys) FROM \(schema.ownRows)")
+            }
+            dropsCandidatesTable = true
+        } else {
+            copied = try connection.executeCounting("CREATE TEMP TABLE sqlimport_candidates \(lifetime) AS SELECT \(keys) FROM \(schema.ownRows)")
+        }
         try connection.execute("CREATE TEMP TABLE sqlimport_seen \(lifetime) AS SELECT \(keys) FROM \(schema.ownRows) WITH NO DATA")
         // The rows tombstones delete, as they were: `--max-delete`'s base is the rows in
         // scope before the run, those too (`deleteMissingRows`).
@@ -280,7 +296,7 @@ extension PostgresRun {
         }
         let keys = primary.columns.map(SQLIdentifier.quote)
         func same(_ alias: String) -> String { "(\(keys.map { "\(alias).\($0)" }.joined(separator: ", "))) = (\(keys.map { "t.\($0)" }.joined(separator: ", ")))" }
-        var conditions = ["EXISTS (SELECT FROM sqlimport_candidates AS c WHERE \(same("c")))"]
+        var conditions = ["EXISTS (SELECT FROM \(candidatesTable) AS c WHERE \(same("c")))"]
         if !scopeColumns.isEmpty {
             let names = scopeColumns.map(\.column)
             try connection.execute(
@@ -312,7 +328,7 @@ extension PostgresRun {
             "SELECT count(*) FROM (SELECT DISTINCT ON (\(keys.joined(separator: ", "))) * FROM sqlimport_gone) AS t WHERE \(eligible) AND NOT EXISTS (SELECT FROM \(schema.ownRows) AS n WHERE \(same("n")))"
         ).first?.first.flatMap { $0 }.flatMap { Int($0) } ?? 0
         // (A resumed run's rows before it include those the interrupted run inserted.)
-        let candidates = max(0, (Int(counted.first.flatMap { $0 } ?? "0") ?? 0) + gone - carriedInserted)
+        let candidates = (Int(counted.first.flatMap { $0 } ?? "0") ?? 0) + gone
         let deletions = Int(counted.dropFirst().first.flatMap { $0 } ?? "0") ?? 0
         summary.deleteCandidates = candidates
         guard deletions > 0 else { return }
