@@ -1752,6 +1752,11 @@ import Testing
             #expect(stopped.status == 65 && stopped.stderr.contains("in.jsonl:1"), "\(stopped.stderr)")
             let skipped = try TestSupport.run(["in.jsonl", "--db", target, "--table", "t", "--upsert", "id", "--on-error", "skip"], in: directory)
             #expect(skipped.status == 2, "\(skipped.stderr)")
+            if target == url {
+                // The plan says why the run is slow (it said "COPY ... per batch").
+                let plan = try TestSupport.run(["in.jsonl", "--db", target, "--table", "t", "--upsert", "id", "--on-error", "skip", "--dry-run"], in: directory)
+                #expect((plan.stdout + plan.stderr).contains("strategy: copy, 1 row(s) per statement (PostgreSQL: one record per statement, in input order (slow)"), "\(plan.stdout)")
+            }
             let stored = target == url
                 ? try PostgresServer.query(url, rows)
                 : try DatabaseQueue(path: sqlite).read { try String.fetchOne($0, sql: rows) }.map { $0 + "\n" }

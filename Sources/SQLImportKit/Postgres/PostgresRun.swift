@@ -120,6 +120,11 @@ final class PostgresRun {
             database: PostgresConnection.redacted(options.databasePath), table: requestedTable, merge: options.merge.description,
             strategy: "copy", strategyReason: "PostgreSQL: COPY into a staging table, then one INSERT ... ON CONFLICT per batch")
         if let schema {
+            summary.rowsPerStatement = schema.foreignKeysSeeStatements ? 1 : options.rowsPerBatch
+            if schema.foreignKeysSeeStatements {
+                summary.strategyReason =
+                    "PostgreSQL: one record per statement, in input order (slow): a foreign key's check at the end of a statement could pass records that fail one by one (the table is the parent of an immediate NO ACTION or SET DEFAULT key, refers to itself, or has a trigger while the database has a foreign key)"
+            }
             try resolveKeys()
             insertsOnly = try connection.query("SELECT NOT EXISTS (SELECT FROM \(schema.ownRows))").first?[0] == "t"
         } else {
