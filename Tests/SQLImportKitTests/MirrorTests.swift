@@ -424,6 +424,24 @@ import Testing
         try DatabaseQueue(path: app).write { try $0.execute(sql: "INSERT INTO t (k, v) VALUES ('by the app', 'app')") }
         #expect(try run(app, "app.jsonl", ["--commit-every", "4"]).status == 0)
         #expect(try DatabaseQueue(path: app).read { try String.fetchAll($0, sql: "SELECT k FROM t WHERE v <> 'new' ORDER BY k") } == ["by the app"])
+
+        // A committed record with a NULL key column lands on the row of its primary key:
+        // the resumed run looked it up by the key alone, found none, and deleted the row
+        // (a helper's review).
+        let nullKey = directory.appendingPathComponent("null.db").path
+        try TestSupport.createDatabase(nullKey, schema: """
+            CREATE TABLE t (id INTEGER PRIMARY KEY, email TEXT UNIQUE, v TEXT);
+            INSERT INTO t VALUES (1, 'a', 'o'), (2, NULL, 'o'), (3, 'c', 'o'), (4, 'd', 'o'), (5, 'e', 'o');
+            CREATE TRIGGER stop BEFORE UPDATE ON t WHEN NEW.id = 3 BEGIN SELECT RAISE(ABORT, 'stop here'); END;
+            """)
+        TestSupport.write(
+            [#"{"id":2,"email":null,"v":"two"}"#, #"{"id":1,"email":"a","v":"one"}"#, #"{"id":3,"email":"c","v":"three"}"#, #"{"id":4,"email":"d","v":"four"}"#]
+                .joined(separator: "\n") + "\n", to: directory.appendingPathComponent("null.jsonl"))
+        let byEmail = ["null.jsonl", "--db", nullKey, "--table", "t", "--upsert", "email", "--delete-missing", "--max-delete", "100%", "--commit-every", "2", "--resume"]
+        #expect(try TestSupport.run(byEmail, in: directory).status == 65)
+        try letThrough(nullKey)
+        #expect(try TestSupport.run(byEmail, in: directory).status == 0)
+        #expect(try DatabaseQueue(path: nullKey).read { try Int.fetchAll($0, sql: "SELECT id FROM t ORDER BY id") } == [1, 2, 3, 4])
     }
 
     /// Records that change one row twice, the second freeing a unique value the third

@@ -2282,7 +2282,28 @@ import Testing
         _ = try PostgresServer.query(url, "ALTER TABLE app DROP CONSTRAINT stop; INSERT INTO app (k, v) VALUES ('by the app', 'app');")
         #expect(try run("app", "t.jsonl", ["--commit-every", "4"]).status == 0)
         #expect(try PostgresServer.query(url, "SELECT k FROM app WHERE v <> 'new'") == "by the app\n")
-        #expect(try PostgresServer.query(url, "SELECT count(*) FROM pg_class WHERE relname LIKE '\\_sqlimport\\_candidates%' AND relnamespace = current_schema()::regnamespace") == "0\n")
+        let keptTables = "SELECT count(*) FROM pg_class WHERE relname LIKE '\\_sqlimport\\_candidates%' AND relnamespace = current_schema()::regnamespace"
+        #expect(try PostgresServer.query(url, keptTables) == "0\n")
+
+        // Next night's export under the same name, after an interrupted night: nothing is
+        // resumed, so the rows from before are tonight's (the kept candidates were used,
+        // and a row the app inserted in between was kept, where SQLite deletes it). A run
+        // that ends drops them, --commit-every or not.
+        _ = try PostgresServer.query(url, "CREATE TABLE st (id int PRIMARY KEY, v text CHECK (v <> 'STOP')); INSERT INTO st SELECT g, 'o' FROM generate_series(1, 5) AS g;")
+        let night = ["night.jsonl", "--db", url, "--table", "st", "--upsert", "id", "--delete-missing", "--max-delete", "100%"]
+        TestSupport.write([1, 2, 3, 4].map { #"{"id":\#($0),"v":"\#($0 == 3 ? "STOP" : "n")"}"# + "\n" }.joined(), to: directory.appendingPathComponent("night.jsonl"))
+        #expect(try TestSupport.run(night + ["--commit-every", "2", "--resume"], in: directory).status == 65)
+        _ = try PostgresServer.query(url, "ALTER TABLE st DROP CONSTRAINT st_v_check; INSERT INTO st VALUES (77, 'app');")
+        TestSupport.write([1, 2, 3, 4].map { #"{"id":\#($0),"v":"night 2"}"# + "\n" }.joined(), to: directory.appendingPathComponent("night.jsonl"))
+        #expect(try TestSupport.run(night + ["--commit-every", "2", "--resume"], in: directory).status == 0)
+        #expect(try PostgresServer.query(url, "SELECT string_agg(id::text, ',' ORDER BY id) FROM st") == "1,2,3,4\n")
+        #expect(try PostgresServer.query(url, keptTables) == "0\n")
+        _ = try PostgresServer.query(url, "ALTER TABLE st ADD CONSTRAINT stop CHECK (v <> 'STOP');")
+        TestSupport.write([1, 2, 3, 4].map { #"{"id":\#($0),"v":"\#($0 == 3 ? "STOP" : "n")"}"# + "\n" }.joined(), to: directory.appendingPathComponent("night.jsonl"))
+        #expect(try TestSupport.run(night + ["--commit-every", "2"], in: directory).status == 65)
+        _ = try PostgresServer.query(url, "ALTER TABLE st DROP CONSTRAINT stop;")
+        #expect(try TestSupport.run(night, in: directory).status == 0)
+        #expect(try PostgresServer.query(url, keptTables) == "0\n")
     }
 
     /// Keys PostgreSQL finds equal with other bytes (a uuid in both cases) in one batch:

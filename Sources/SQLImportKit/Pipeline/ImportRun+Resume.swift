@@ -22,7 +22,14 @@ extension ImportRun {
                 continue
             }
             let columns = keyColumns(of: shape)
-            let byTarget = inside && !columns.target.isEmpty
+            // A NULL key column matches nothing in the target: such a record lands on the
+            // row of the primary key it carries (`--null-key`), which --delete-missing
+            // then deleted (a helper's review).
+            let targetHasNull = columns.target.contains { column in
+                let kind = batch.cell(row: row, column: shape.inputColumns[column.position]).kind
+                return kind == .null || kind == .absent
+            }
+            let byTarget = inside && !columns.target.isEmpty && !targetHasNull
             let key = byTarget ? columns.target : columns.primaryKey
             guard !key.isEmpty else { continue }
             let names = key.map { shape.statement.columns[$0.position] }

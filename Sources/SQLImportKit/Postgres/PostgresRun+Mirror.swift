@@ -41,13 +41,14 @@ extension PostgresRun {
             // deleted (helper-70). Dropped when the run ends.
             candidatesTable = runLog.candidatesTable(target: requestedTable)
             let kept = try connection.query("SELECT to_regclass($1) IS NOT NULL", [candidatesTable]).first?[0] == "t"
-            if kept && !resumeEntries.isEmpty {
+            // Only when this run goes on with the interrupted one: its first input is
+            // resumed (a first input read afresh makes every input read afresh).
+            if kept && resumeOffsetOfInput[0] != nil {
                 copied = Int(try connection.query("SELECT count(*) FROM \(candidatesTable)").first?[0].flatMap { $0 } ?? "0") ?? 0
             } else {
                 try connection.execute("DROP TABLE IF EXISTS \(candidatesTable)")
                 copied = try connection.executeCounting("CREATE TABLE \(candidatesTable) AS SELECT \(keys) FROM \(schema.ownRows)")
             }
-            dropsCandidatesTable = true
         } else {
             copied = try connection.executeCounting("CREATE TEMP TABLE sqlimport_candidates \(lifetime) AS SELECT \(keys) FROM \(schema.ownRows)")
         }
@@ -156,6 +157,24 @@ extension PostgresRun {
                 throw refusal
             }
             if deleted > 0 { summary.counts.deleted += deleted } else { summary.counts.tombstonesWithoutRow += 1 }
+        }
+    }
+
+    /// At the end of a run that finished: drops the candidates a checkpointed
+    /// `--delete-missing` run kept (`prepareMirror`), this run's or an earlier interrupted
+    /// one's, which no later run would go on with. In a savepoint: a table another role
+    /// owns stays, and the run commits.
+    func dropKeptCandidates() throws {
+        guard !options.dryRun, let schema = tableSchema else { return }
+        let kept = runLog?.candidatesTable(target: requestedTable) ?? PostgresRunLog(schema: schema.schema).candidatesTable(target: schema.table)
+        guard try connection.query("SELECT to_regclass($1) IS NOT NULL", [kept]).first?[0] == "t" else { return }
+        try connection.execute("SAVEPOINT sqlimport_candidates")
+        do {
+            try connection.execute("DROP TABLE \(kept)")
+            try connection.execute("RELEASE SAVEPOINT sqlimport_candidates")
+        } catch {
+            if (error as Error as? PostgresError)?.kind == .connection { throw error }
+            try connection.execute("ROLLBACK TO SAVEPOINT sqlimport_candidates")
         }
     }
 

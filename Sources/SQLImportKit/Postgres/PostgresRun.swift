@@ -96,10 +96,8 @@ final class PostgresRun {
     var runID = UUID().uuidString
     var carriedIgnored = 0
     var carriedStartMax: Int64?
-    /// Where `--delete-missing`'s candidates are (`prepareMirror`), and whether the run
-    /// drops that table when it ends.
+    /// Where `--delete-missing`'s candidates are (`prepareMirror`).
     var candidatesTable = "sqlimport_candidates"
-    var dropsCandidatesTable = false
     var resumeOffsetOfInput: [Int: Int64] = [:]
     var committedRowsOfInput: [Int: Int] = [:]
     var rowsSinceCommit = 0
@@ -228,7 +226,7 @@ final class PostgresRun {
                 try buildDeferredIndexes()
                 if options.mirror.deleteMissing { report(.deleting) }
                 try deleteMissingRows()
-                if dropsCandidatesTable { try connection.execute("DROP TABLE IF EXISTS \(candidatesTable)") }
+                try dropKeptCandidates()
                 report(.committing)
                 return
             }
