@@ -442,6 +442,24 @@ import Testing
         try letThrough(nullKey)
         #expect(try TestSupport.run(byEmail, in: directory).status == 0)
         #expect(try DatabaseQueue(path: nullKey).read { try Int.fetchAll($0, sql: "SELECT id FROM t ORDER BY id") } == [1, 2, 3, 4])
+
+        // A key compared as its index compares it: under a NOCASE index "ABC" landed on
+        // 'abc', which the resumed run looked up with the column's BINARY collation, did
+        // not find, and deleted (a helper's review).
+        let nocase = directory.appendingPathComponent("nocase.db").path
+        try TestSupport.createDatabase(nocase, schema: """
+            CREATE TABLE t (id INTEGER PRIMARY KEY, code TEXT, v TEXT); CREATE UNIQUE INDEX u ON t (code COLLATE NOCASE);
+            INSERT INTO t (code, v) VALUES ('abc', 'x'), ('def', 'x'), ('ghi', 'x'), ('jkl', 'x');
+            CREATE TRIGGER stop BEFORE INSERT ON t WHEN NEW.code = 'zzz' BEGIN SELECT RAISE(ABORT, 'stop here'); END;
+            """)
+        TestSupport.write(
+            [#"{"code":"ABC","v":"1"}"#, #"{"code":"DEF","v":"1"}"#, #"{"code":"zzz","v":"1"}"#, #"{"code":"ghi","v":"2"}"#].joined(separator: "\n") + "\n",
+            to: directory.appendingPathComponent("nocase.jsonl"))
+        let byCode = ["nocase.jsonl", "--db", nocase, "--table", "t", "--upsert", "code", "--delete-missing", "--max-delete", "100%", "--commit-every", "2", "--resume"]
+        #expect(try TestSupport.run(byCode, in: directory).status == 65)
+        try letThrough(nocase)
+        #expect(try TestSupport.run(byCode, in: directory).status == 0)
+        #expect(try DatabaseQueue(path: nocase).read { try String.fetchAll($0, sql: "SELECT code FROM t ORDER BY id") } == ["abc", "def", "ghi", "zzz"])
     }
 
     /// Records that change one row twice, the second freeing a unique value the third

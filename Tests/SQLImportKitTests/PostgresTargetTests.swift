@@ -2302,6 +2302,10 @@ import Testing
         TestSupport.write([1, 2, 3, 4].map { #"{"id":\#($0),"v":"\#($0 == 3 ? "STOP" : "n")"}"# + "\n" }.joined(), to: directory.appendingPathComponent("night.jsonl"))
         #expect(try TestSupport.run(night + ["--commit-every", "2"], in: directory).status == 65)
         _ = try PostgresServer.query(url, "ALTER TABLE st DROP CONSTRAINT stop;")
+        // A dry run with checkpoints is refused, as on SQLite (it read every record
+        // again, and predicted deletions the resume does not make).
+        let dry = try TestSupport.run(night + ["--commit-every", "2", "--resume", "--dry-run"], in: directory)
+        #expect(dry.status == 64 && dry.stderr.contains("--dry-run commits nothing; drop --commit-every"), "\(dry.stderr)")
         #expect(try TestSupport.run(night, in: directory).status == 0)
         #expect(try PostgresServer.query(url, keptTables) == "0\n")
     }

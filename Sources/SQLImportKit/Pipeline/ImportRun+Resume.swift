@@ -32,8 +32,13 @@ extension ImportRun {
             let byTarget = inside && !columns.target.isEmpty && !targetHasNull
             let key = byTarget ? columns.target : columns.primaryKey
             guard !key.isEmpty else { continue }
-            let names = key.map { shape.statement.columns[$0.position] }
-            var sql = "SELECT \(rowidName) FROM \(SQLIdentifier.quote(table)) WHERE (\(SQLIdentifier.quoteList(names))) = (\(names.map { _ in "?" }.joined(separator: ", ")))"
+            // Each column compared as its index compares it (`KeyColumn.collation`): the
+            // column's own collation missed a row a NOCASE index matched, or found another
+            // one (a helper's review).
+            let matches = key.map { column in
+                "\(SQLIdentifier.quote(shape.statement.columns[column.position])) = ? COLLATE \(SQLIdentifier.quote(column.collation))"
+            }
+            var sql = "SELECT \(rowidName) FROM \(SQLIdentifier.quote(table)) WHERE \(matches.joined(separator: " AND "))"
             if byTarget, let predicate = target.predicate { sql += " AND (\(predicate))" }
             let statement = try db.cachedStatement(sql: sql).sqliteStatement
             defer { sqlite3_reset(statement) }

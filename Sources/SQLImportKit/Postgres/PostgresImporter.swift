@@ -130,5 +130,10 @@ public final class PostgresImporter {
             throw ImportError.conflictingOptions(
                 "\(flags.joined(separator: ", ")) do not apply to a PostgreSQL database yet (docs/postgresql.md lists what does); drop them, or import into SQLite")
         }
+        // As on SQLite (`Importer.validate`): a dry run with checkpoints ran every record
+        // again under --resume, and predicted deletions the real resume does not make.
+        if options.dryRun && options.commitEvery != nil {
+            throw ImportError.conflictingOptions("--dry-run commits nothing; drop --commit-every")
+        }
     }
 }

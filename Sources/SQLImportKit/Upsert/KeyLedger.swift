@@ -89,11 +89,14 @@ struct KeyColumn {
     var affinity: ColumnAffinity
     var foldsCase: Bool
     var trimsTrailingSpaces: Bool
+    /// The index's collation (`BINARY` when it names none).
+    var collation: String
 
     init(position: Int, affinity: ColumnAffinity, collation: String?) {
         self.position = position
         self.affinity = affinity
         let collation = (collation ?? "BINARY").uppercased()
+        self.collation = collation
         foldsCase = collation == "NOCASE"
         trimsTrailingSpaces = collation == "RTRIM"
     }
