@@ -1025,7 +1025,6 @@ final class PostgresRun {
         let families = types.map(PostgresValueCheck.Family.init(type:))
         let limits = types.map(PostgresValueCheck.Limit.init(type:))
         let holdsInfinity = families.map { $0 == .double || $0 == .float || $0 == .numeric }
-        let isBytea = types.map { $0 == "bytea" }
         let inferred = fields.map { inferredKinds[columnOfField[$0]!.sqliteFolded] ?? .text }
         let markersOnly = fields.map { inferredBytea.contains(columnOfField[$0]!.sqliteFolded) }
         var quoted: [UInt8] = []
@@ -1046,7 +1045,7 @@ final class PostgresRun {
                     // A BLOB marker (`{"$base64":...}`, CSV's `base64:...`), as export
                     // writes a BLOB, into a `bytea` column is its bytes, as into SQLite's
                     // BLOB column: PostgreSQL stored the marker's text as bytes.
-                    if isBytea[position], let blob = BlobMarker.decode(cell, bytes: bytes) {
+                    if families[position] == .bytea, let blob = BlobMarker.decode(cell, bytes: bytes) {
                         Self.appendByteaHex(blob, to: &out)
                         continue
                     }
