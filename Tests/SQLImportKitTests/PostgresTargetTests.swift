@@ -636,6 +636,48 @@ import Testing
         #expect(big.status == 65 && big.stderr.contains("more digits than a double holds"), "\(big.stderr)")
     }
 
+    /// An array column's elements are values of its element type: PostgreSQL changed them
+    /// as it changes the scalars above (`{3.14159265358979}` into `real[]` stored
+    /// `{3.1415927}`), and a JSON array, which it refused as a "malformed array literal",
+    /// is the array.
+    @Test func arrayElementsAColumnWouldChangeAreRefusedAndAJSONArrayIsTheArray() throws {
+        let url = try PostgresServer.database(
+            schema: Self.schemaName(#function),
+            setUp: """
+                CREATE TABLE a (id text PRIMARY KEY, r real[], d double precision[], i integer[], n numeric(5,2)[],
+                    v varchar(3)[], t timestamp[], tx text[], jb jsonb[]);
+                CREATE TABLE b (LIKE a INCLUDING ALL);
+                """)
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let lines = [
+            #"{"id":"a","r":"{0.1, 3.14159265358979}"}"#, #"{"id":"b","d":"{9007199254740993}"}"#, #"{"id":"c","i":"{1, 0959}"}"#,
+            #"{"id":"d","n":"{{1.2,NULL},{1.239,2}}"}"#, #"{"id":"e","v":"{\"ab  \"}"}"#, #"{"id":"f","t":"{\"2026-01-01 10:00+05:30\"}"}"#,
+            #"{"id":"g","t":"{\"Nov 20 10:00 2026 PST\"}"}"#, #"{"id":"h","r":[0.1,3.14159265358979]}"#, #"{"id":"k","n":[[1.5,null],[1.239,2]]}"#,
+            #"{"id":"m","r":"{0.1,2.5,NULL}","n":"{1.25}","v":"{ab,\" c\"}","t":"{\"2026-01-01T10:00:00Z\"}"}"#,
+            #"{"id":"p","r":[0.1,2.5,null],"i":[[1,2],[3,4]],"tx":["a\"b","c\\d","NULL","x,y"," s ","é\n",""],"jb":[{"a":[1,"x"]},null,{"b":"q\""}]}"#,
+        ]
+        TestSupport.write(lines.joined(separator: "\n") + "\n", to: directory.appendingPathComponent("a.jsonl"))
+        let result = try TestSupport.run(["a.jsonl", "--db", url, "--table", "a", "--upsert", "id", "--on-error", "skip", "--rejects", "a.rejects.jsonl"], in: directory)
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(try Self.rejectedLines(directory.appendingPathComponent("a.rejects.jsonl")) == [1, 2, 3, 4, 5, 6, 7, 8, 9])
+        #expect(result.stderr.contains(#"field "r" = {0.1, 3.14159265358979} has the element 3.14159265358979, which has more digits than a real holds, and this real column would store 3.1415927"#), "\(result.stderr)")
+        let rejects = try String(contentsOf: directory.appendingPathComponent("a.rejects.jsonl"), encoding: .utf8)
+        #expect(rejects.contains("has the element Nov 20 10:00 2026 PST, which is not written as ISO 8601"), "\(rejects)")
+        #expect(rejects.contains("has the element 1.239, which has 3 decimal places"), "\(rejects)")
+        #expect(
+            try PostgresServer.query(url, "SELECT id, r, i, n, v, t, tx[1], tx[2], tx[3] IS NULL, tx[4], tx[5], tx[6], tx[7], jb[1]->'a'->>1, jb[2] IS NULL, jb[3]->>'b' FROM a ORDER BY id")
+                == "m|{0.1,2.5,NULL}||{1.25}|{ab,\" c\"}|{\"2026-01-01 10:00:00\"}|||t||||||t|\n"
+                + "p|{0.1,2.5,NULL}|{{1,2},{3,4}}||||a\"b|c\\d|f|x,y| s |é\n||x|t|q\"\n")
+        // Export writes an array as PostgreSQL's text, which imports back as the same array.
+        let exported = try TestSupport.run(["export", "--db", url, "a", "--output", "a.export.jsonl"], in: directory)
+        #expect(exported.status == 0, "\(exported.stderr)")
+        let imported = try TestSupport.run(["a.export.jsonl", "--db", url, "--table", "b", "--upsert", "id"], in: directory)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(try PostgresServer.query(url, "SELECT count(*) FROM (SELECT * FROM a EXCEPT SELECT * FROM b) x") == "0\n")
+        #expect(try PostgresServer.query(url, "SELECT count(*) FROM b") == "2\n")
+    }
+
     @Test func aRecordMergingTwoIdentitiesIsRefusedAsOnSQLite() throws {
         let url = try PostgresServer.database(schema: Self.schemaName(#function), setUp: Self.itemsSchema)
         let directory = TestSupport.temporaryDirectory()

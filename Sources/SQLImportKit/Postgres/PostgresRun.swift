@@ -1025,6 +1025,9 @@ final class PostgresRun {
         let families = types.map(PostgresValueCheck.Family.init(type:))
         let limits = types.map(PostgresValueCheck.Limit.init(type:))
         let holdsInfinity = families.map { $0 == .double || $0 == .float || $0 == .numeric }
+        // An array column's elements are checked as its element type's values, and a JSON
+        // array is written as the array's text (`PostgresArrayText`).
+        let elementTypes = types.map(PostgresArrayText.elementType(of:))
         let inferred = fields.map { inferredKinds[columnOfField[$0]!.sqliteFolded] ?? .text }
         let markersOnly = fields.map { inferredBytea.contains(columnOfField[$0]!.sqliteFolded) }
         var quoted: [UInt8] = []
@@ -1076,6 +1079,25 @@ final class PostgresRun {
                             kind: .data,
                             message: "field \(SQLIdentifier.quote(fieldNames[field])) = \(value) \(why)",
                             position: batch.position(row: row, inputName: inputNames[batch.inputIndex]))
+                    }
+                    if let elementType = elementTypes[position] {
+                        let raw = UnsafeRawBufferPointer(start: bytes + Int(cell.payload), count: Int(cell.length))
+                        let converted = cell.kind == .json ? PostgresArrayText.text(ofJSONArray: raw) : nil
+                        let checked = cell.kind == .json || cell.kind == .text || cell.kind == .untypedText
+                        if checked, let why = converted.map({ $0.withUnsafeBytes { PostgresValueCheck.arrayRefusal($0, elementType: elementType) } })
+                            ?? PostgresValueCheck.arrayRefusal(raw, elementType: elementType)
+                        {
+                            throw PostgresError(
+                                kind: .data,
+                                message: "field \(SQLIdentifier.quote(fieldNames[field])) = \(batch.text(cell)) \(why)",
+                                position: batch.position(row: row, inputName: inputNames[batch.inputIndex]))
+                        }
+                        if let converted {
+                            // (A JSON string's \u0000 is a NUL, which PostgreSQL text cannot store.)
+                            if converted.contains(0) { throw nulRefused(field: field, row: row, of: batch) }
+                            converted.withUnsafeBytes { Self.appendEscaped($0, to: &out) }
+                            continue
+                        }
                     }
                     if families[position] == .bytea, let text = PostgresValueCheck.byteaText(cell, bytes: bytes) {
                         Self.appendByteaHex(text, to: &out)

@@ -16,13 +16,14 @@ enum PostgresValueCheck {
     enum Family {
         case double, float, integer, numeric, bytea, other
 
+        /// (An array type is `.other`: its elements are checked by `arrayRefusal`.)
         init(type: String) {
             switch type {
             case "double precision": self = .double
             case "real": self = .float
             case "smallint", "integer", "bigint": self = .integer
             case "bytea": self = .bytea
-            default: self = type == "numeric" || type.hasPrefix("numeric(") ? .numeric : .other
+            default: self = type == "numeric" || type.hasPrefix("numeric(") && !type.hasSuffix("[]") ? .numeric : .other
             }
         }
     }
@@ -200,7 +201,10 @@ extension PostgresValueCheck {
                     Int($0.trimmingCharacters(in: .whitespaces))
                 }
             }
-            if let numbers = modifiers(after: "numeric"), numbers.count == 2 {
+            if type.hasSuffix("[]") {
+                // An array type: its elements are checked by `arrayRefusal`.
+                self = .none
+            } else if let numbers = modifiers(after: "numeric"), numbers.count == 2 {
                 self = .scale(numbers[1])
             } else if let numbers = modifiers(after: "character varying"), numbers.count == 1 {
                 // (Not `character(n)`: its trailing spaces carry no meaning, `'ab' = 'ab '`.)
