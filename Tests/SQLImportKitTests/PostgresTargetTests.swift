@@ -2207,6 +2207,57 @@ import Testing
         #expect(try PostgresServer.query(url, query) == "a|a changed\nc|c\nd|d\nf|new\n")
     }
 
+    /// `--delete-missing` counts as seen the row each record landed on: the row a BEFORE
+    /// UPDATE trigger moved to another key (it was looked up by the record's key after the
+    /// upsert, not found, and deleted), and the row a unique index under another collation
+    /// than its column's took for the record's ('A' for 'a': the lookup compared under
+    /// the column's, and deleted it, updated or not). As on SQLite, where a NOCASE index
+    /// and an AFTER UPDATE trigger keep them.
+    @Test func theRowsTheRecordsLandedOnAreSeenWhateverTheirKeysBecame() throws {
+        let url = try PostgresServer.database(
+            schema: Self.schemaName(#function),
+            setUp: """
+                CREATE COLLATION ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
+                CREATE TABLE t (id text PRIMARY KEY, k text, v text);
+                CREATE UNIQUE INDEX ON t (k);
+                CREATE FUNCTION up() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN NEW.k := upper(NEW.k); RETURN NEW; END $$;
+                CREATE TRIGGER up BEFORE UPDATE ON t FOR EACH ROW EXECUTE FUNCTION up();
+                INSERT INTO t VALUES ('1', 'a', 'x'), ('2', 'b', 'y'), ('3', 'c', 'z'), ('4', 'd', 'w');
+                CREATE TABLE c (id text PRIMARY KEY, k text, v text);
+                CREATE UNIQUE INDEX ON c (k COLLATE ci);
+                INSERT INTO c VALUES ('1', 'a', 'x'), ('2', 'b', 'y'), ('3', 'c', 'z'), ('4', 'd', 'w');
+                """)
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        _ = try TestSupport.runShell(
+            """
+            sqlite3 app.db "CREATE TABLE t (id TEXT PRIMARY KEY, k TEXT, v TEXT); CREATE UNIQUE INDEX t_k ON t (k);
+              CREATE TRIGGER up AFTER UPDATE ON t BEGIN UPDATE t SET k = upper(k) WHERE id = NEW.id AND k <> upper(k); END;
+              CREATE TABLE c (id TEXT PRIMARY KEY, k TEXT, v TEXT); CREATE UNIQUE INDEX c_k ON c (k COLLATE NOCASE);
+              INSERT INTO t VALUES ('1', 'a', 'x'), ('2', 'b', 'y'), ('3', 'c', 'z'), ('4', 'd', 'w');
+              INSERT INTO c SELECT * FROM t;"
+            """, in: directory)
+        // Row 4 has no record: the one row to delete.
+        TestSupport.write(
+            [#"{"id":"1","k":"a","v":"x2"}"#, #"{"id":"2","k":"b","v":"y"}"#, #"{"id":"3","k":"c","v":"z"}"#].joined(separator: "\n") + "\n",
+            to: directory.appendingPathComponent("t.jsonl"))
+        TestSupport.write(
+            [#"{"id":"1","k":"A","v":"x"}"#, #"{"id":"2","k":"B","v":"y2"}"#, #"{"id":"3","k":"c","v":"z"}"#].joined(separator: "\n") + "\n",
+            to: directory.appendingPathComponent("c.jsonl"))
+        for (table, expected) in [("t", "1|A|x2\n2|b|y\n3|c|z\n"), ("c", "1|a|x\n2|b|y2\n3|c|z\n")] {
+            for database in [url, "app.db"] {
+                let result = try TestSupport.run(
+                    ["\(table).jsonl", "--db", database, "--table", table, "--upsert", "k", "--delete-missing", "--max-delete", "100%", "--report", "r.json"],
+                    in: directory)
+                #expect(result.status == 0, "\(table) \(database): \(result.stderr)")
+                #expect(try Self.counts(directory.appendingPathComponent("r.json"))["deleted"] == 1, "\(table) \(database)")
+            }
+            let query = "SELECT id, k, v FROM \(table) ORDER BY id"
+            #expect(try PostgresServer.query(url, query) == expected, "\(table)")
+            #expect(try TestSupport.runShell("sqlite3 app.db '\(query)'", in: directory).stdout == expected, "\(table)")
+        }
+    }
+
     /// `--delete-missing` with `--commit-every`: the rows seen before a checkpoint stay
     /// seen after its commit, the deletion waits for the last commit, and a resumed run
     /// applies the committed records again so that their rows are not deleted. The table

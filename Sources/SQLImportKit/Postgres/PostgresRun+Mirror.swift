@@ -143,7 +143,7 @@ extension PostgresRun {
                 summary.counts.tombstonesWithoutRow += 1
                 continue
             }
-            let matches = zip(found.key.columns, found.values.indices).map { found.key.matches(SQLIdentifier.quote($0), "$\($1 + 1)") }
+            let matches = zip(found.key.columns, found.values.indices).map { found.key.matches(SQLIdentifier.quote($0), "$\($1 + 1)", column: $1) }
             var sql = "DELETE FROM \(schema.ownRows) WHERE \(matches.joined(separator: " AND "))"
                 + (found.predicate.map { " AND (\($0))" } ?? "")
             sql = tracksSeenRows ? "WITH gone AS (\(sql) RETURNING *) INSERT INTO sqlimport_gone SELECT * FROM gone RETURNING 1" : sql + " RETURNING 1"
@@ -251,7 +251,7 @@ extension PostgresRun {
         try connection.execute(
             "CREATE TEMP TABLE sqlimport_committed ON COMMIT DROP AS SELECT \(SQLIdentifier.quoteList(key.columns)) FROM \(schema.ownRows) WITH NO DATA")
         try copyValues(keys.lazy.map { values in values.map { value in value.map { Array($0.utf8) } } }, into: "sqlimport_committed")
-        let match = key.columns.map { key.matches("t.\(SQLIdentifier.quote($0))", "k.\(SQLIdentifier.quote($0))") }.joined(separator: " AND ")
+        let match = key.columns.enumerated().map { key.matches("t.\(SQLIdentifier.quote($1))", "k.\(SQLIdentifier.quote($1))", column: $0) }.joined(separator: " AND ")
         try connection.execute(
             "INSERT INTO sqlimport_seen SELECT \(primary.columns.map { "t.\(SQLIdentifier.quote($0))" }.joined(separator: ", ")) FROM \(rows) AS t JOIN sqlimport_committed AS k ON \(match)")
     }
@@ -278,7 +278,7 @@ extension PostgresRun {
     /// it (`sqlimport_route` 2) landed on the row of the primary key it carries.
     func noteSeenRows(staging: String, columns: [String]) throws {
         guard tracksSeenRows, let primary = schema.primaryKey, let target else { return }
-        let match = target.columns.map { target.matches("t.\(SQLIdentifier.quote($0))", "s.\(SQLIdentifier.quote($0))") }.joined(separator: " AND ")
+        let match = target.columns.enumerated().map { target.matches("t.\(SQLIdentifier.quote($1))", "s.\(SQLIdentifier.quote($1))", column: $0) }.joined(separator: " AND ")
         // The predicate is evaluated on the table's rows alone, where its names are the
         // table's columns.
         let rows = target.predicate.map { "(SELECT * FROM \(schema.ownRows) WHERE (\($0)) IS TRUE)" } ?? schema.ownRows

@@ -836,7 +836,7 @@ final class PostgresRun {
             of: batch, firstSequence: &first)
         let statement = PostgresUpsert(
             table: schema.qualifiedName, staging: staging, columns: columns, target: target, fallbackKey: fallbackKey, policy: options.merge,
-            schema: schema)
+            schema: schema, seenKey: tracksSeenRows ? schema.primaryKey?.columns : nil)
         var counts = summary.counts
         let lastRound = Int(rows.map { rounds[$0] }.max() ?? 1)
         var setAside: [(sequence: Int64, why: String)] = []

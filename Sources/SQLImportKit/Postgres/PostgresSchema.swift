@@ -24,11 +24,18 @@ package struct PostgresSchema: Sendable {
         /// `UNIQUE NULLS NOT DISTINCT` (PostgreSQL 15): a NULL key column matches a NULL,
         /// so a record with one has a key like any other.
         package var nullsNotDistinct = false
+        /// For each column, the collation the index compares it under (a qualified,
+        /// quoted name) where that is not the column's own (`CREATE UNIQUE INDEX ON t (k
+        /// COLLATE ci)`), else nil.
+        package var collations: [String?] = []
 
-        /// SQL that `left`'s key column equals `right`'s as this index compares them: NULL
-        /// matching NULL under `nullsNotDistinct`.
-        package func matches(_ left: String, _ right: String) -> String {
-            nullsNotDistinct ? "\(left) IS NOT DISTINCT FROM \(right)" : "\(left) = \(right)"
+        /// SQL that `left`'s value of the key's `column`th column equals `right`'s as this
+        /// index compares them: under the index's collation (a row the index took for the
+        /// record's, 'A' for 'a' under a case-insensitive one, was not found, and
+        /// `--delete-missing` deleted it), NULL matching NULL under `nullsNotDistinct`.
+        package func matches(_ left: String, _ right: String, column: Int) -> String {
+            let right = column < collations.count ? collations[column].map { "\(right) COLLATE \($0)" } ?? right : right
+            return nullsNotDistinct ? "\(left) IS NOT DISTINCT FROM \(right)" : "\(left) = \(right)"
         }
     }
 
@@ -167,7 +174,13 @@ package struct PostgresSchema: Sendable {
             SELECT ci.relname, i.indisprimary::text, pg_get_expr(i.indpred, i.indrelid),
                    (SELECT string_agg(a.attname, E'\\x1f' ORDER BY k.ord) FROM unnest(i.indkey) WITH ORDINALITY AS k(attnum, ord)
                     JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum WHERE k.ord <= i.indnkeyatts),
-                   coalesce(row_to_json(i)->>'indnullsnotdistinct', 'false')
+                   coalesce(row_to_json(i)->>'indnullsnotdistinct', 'false'),
+                   (SELECT string_agg(CASE WHEN k.coll <> 0 AND k.coll <> a.attcollation
+                                      THEN quote_ident(n.nspname) || '.' || quote_ident(c.collname) ELSE '' END, E'\\x1f' ORDER BY k.ord)
+                    FROM unnest(i.indkey::int2[], i.indcollation::oid[]) WITH ORDINALITY AS k(attnum, coll, ord)
+                    JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
+                    LEFT JOIN pg_collation c ON c.oid = k.coll LEFT JOIN pg_namespace n ON n.oid = c.collnamespace
+                    WHERE k.ord <= i.indnkeyatts)
             FROM pg_index i JOIN pg_class ci ON ci.oid = i.indexrelid
             WHERE i.indrelid = $1::oid AND i.indisunique AND i.indisvalid AND i.indexprs IS NULL
             ORDER BY NOT i.indisprimary, ci.relname
@@ -175,7 +188,8 @@ package struct PostgresSchema: Sendable {
         ).map {
             UniqueKey(
                 name: $0[0] ?? "", columns: ($0[3] ?? "").split(separator: "\u{1F}").map(String.init), isPrimaryKey: $0[1] == "true",
-                predicate: $0[2], nullsNotDistinct: $0[4] == "true")
+                predicate: $0[2], nullsNotDistinct: $0[4] == "true",
+                collations: ($0[5] ?? "").split(separator: "\u{1F}", omittingEmptySubsequences: false).map { $0.isEmpty ? nil : String($0) })
         }
         // tgtype: ROW 1, BEFORE 2, INSERT 4, UPDATE 16 (pg_trigger.h).
         let triggers = try connection.query(

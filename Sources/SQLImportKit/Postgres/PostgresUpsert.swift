@@ -8,6 +8,10 @@ struct PostgresUpsert {
     let fallbackKey: PostgresSchema.UniqueKey?
     let policy: MergePolicy
     let schema: PostgresSchema
+    /// `--delete-missing`: the primary key's columns, which the upserts return into
+    /// `sqlimport_seen` for every row they insert or update (`noteSeenRows` finds the
+    /// rows the others met by their keys).
+    var seenKey: [String]? = nil
 
     static let inside: Int = 1
     static let outside: Int = 2
@@ -181,7 +185,7 @@ struct PostgresUpsert {
             FROM \(staging) AS s
             JOIN \(schema.ownRows) AS p ON \(row(tablePrimary, prefix: "p.")) = \(row(primary, prefix: "s."))
             LEFT JOIN (SELECT \(zip(tableKey, keyAliases).map { "\(q($0)) AS \($1)" }.joined(separator: ", ")), \(zip(tablePrimary, primaryAliases).map { "\(q($0)) AS \($1)" }.joined(separator: ", ")) FROM \(schema.ownRows)\(predicate)) AS t
-              ON s.sqlimport_route = \(Self.inside) AND \(zip(keyAliases, key).map { target!.matches("t.\($0)", "s.\(q($1))") }.joined(separator: " AND "))
+              ON s.sqlimport_route = \(Self.inside) AND \(zip(keyAliases, key).enumerated().map { target!.matches("t.\($1.0)", "s.\(q($1.1))", column: $0) }.joined(separator: " AND "))
             WHERE s.sqlimport_round = \(round) AND (
               (s.sqlimport_route = \(Self.inside) AND (t.\(primaryAliases[0]) IS NULL
                  OR (\(primaryAliases.map { "t.\($0)" }.joined(separator: ", ")), NULL) IS DISTINCT FROM (\(list(primary, prefix: "s.")), NULL)))
@@ -218,7 +222,7 @@ struct PostgresUpsert {
         let selected = "sqlimport_route = \(route) AND sqlimport_round = \(round)"
         // How the conflict's index compares a key column (`UniqueKey.matches`).
         let conflictIndex = route == Self.inside ? target : fallbackKey
-        let same: (String, String) -> String = { conflictIndex?.matches($0, $1) ?? "\($0) = \($1)" }
+        let same: (String, String, Int) -> String = { conflictIndex?.matches($0, $1, column: $2) ?? "\($0) = \($1)" }
         let records = try count(connection, "SELECT count(*) FROM \(staging) WHERE \(selected)")
         guard records > 0 else { return }
         let row = "sqlimport_row"
@@ -236,7 +240,7 @@ struct PostgresUpsert {
         // The staged records of this round that meet a row (`s`, and the row as `row`).
         let metRows = predicate.map { "(SELECT * FROM \(schema.ownRows) WHERE (\($0)) IS TRUE)" } ?? schema.ownRows
         let meetingRows = """
-            FROM \(staging) AS s JOIN \(metRows) AS \(row) ON \(zip(conflict, conflict).map { same("\(row).\(q($0))", "s.\(q($1))") }.joined(separator: " AND "))
+            FROM \(staging) AS s JOIN \(metRows) AS \(row) ON \(conflict.enumerated().map { same("\(row).\(q($1))", "s.\(q($1))", $0) }.joined(separator: " AND "))
             WHERE s.\(selected.replacingOccurrences(of: " AND ", with: " AND s."))
             """
         if case .newer(let column) = policy {
@@ -302,13 +306,23 @@ struct PostgresUpsert {
         // when the statement began (not the rows it inserts, and an updated row's old
         // version).
         let wasInserted = schema.isPartitioned
-            ? "NOT EXISTS (SELECT FROM \(metRows) AS sqlimport_before WHERE \(conflict.map { same("sqlimport_before.\(q($0))", "\(row).\(q($0))") }.joined(separator: " AND ")))"
+            ? "NOT EXISTS (SELECT FROM \(metRows) AS sqlimport_before WHERE \(conflict.enumerated().map { same("sqlimport_before.\(q($1))", "\(row).\(q($1))", $0) }.joined(separator: " AND ")))"
             : "(xmax = 0)"
-        let returned = try connection.query(
-            """
+        var upsert = """
             INSERT INTO \(table) AS \(row) (\(list(columns))) SELECT \(list(columns)) FROM \(staging)
             WHERE \(selected) ORDER BY sqlimport_seq \(conflictClause) \(action) RETURNING \(wasInserted)
-            """)
+            """
+        if let seenKey {
+            // The row as the statement left it: a BEFORE UPDATE trigger that changed its
+            // key left it where the record's key no longer finds it, and
+            // `--delete-missing` deleted the row the record had just updated.
+            upsert = """
+                WITH sqlimport_upserted AS (\(upsert) AS sqlimport_inserted, \(list(seenKey, prefix: "\(row).")))
+                , sqlimport_noted AS (INSERT INTO sqlimport_seen SELECT \(list(seenKey)) FROM sqlimport_upserted)
+                SELECT sqlimport_inserted FROM sqlimport_upserted
+                """
+        }
+        let returned = try connection.query(upsert)
         let inserted = returned.filter { $0[0] == "t" }.count
         counts.inserted += inserted
         counts.updated += returned.count - inserted
