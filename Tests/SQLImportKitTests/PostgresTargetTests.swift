@@ -2207,6 +2207,54 @@ import Testing
         #expect(try PostgresServer.query(url, query) == "a|a changed\nc|c\nd|d\nf|new\n")
     }
 
+    /// A `--scope` value is the value its column stores from the record, on both targets:
+    /// a BLOB marker (JSON or CSV) is its bytes, `1.0` into an integer column 1. (The
+    /// markers' text matched no row, so the rows the export lacked were never deleted, and
+    /// on PostgreSQL `1.0` stopped the run after the input with no line.)
+    @Test func aScopeValueIsTheValueItsColumnStores() throws {
+        let url = try PostgresServer.database(
+            schema: Self.schemaName(#function),
+            setUp: #"""
+                CREATE TABLE b (id text PRIMARY KEY, lib bytea, k text, v text);
+                CREATE UNIQUE INDEX ON b (lib, k);
+                CREATE TABLE n (id text PRIMARY KEY, lib integer, k text, v text);
+                CREATE UNIQUE INDEX ON n (lib, k);
+                INSERT INTO b VALUES ('1', '\x01', 'a', 'x'), ('2', '\x01', 'b', 'y'), ('3', '\x02', 'c', 'z'), ('4', '\x01', 'd', 'w');
+                INSERT INTO n VALUES ('1', 1, 'a', 'x'), ('2', 1, 'b', 'y'), ('3', 2, 'c', 'z'), ('4', 1, 'd', 'w');
+                """#)
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        _ = try TestSupport.runShell(
+            """
+            sqlite3 app.db "CREATE TABLE b (id TEXT PRIMARY KEY, lib BLOB, k TEXT, v TEXT); CREATE UNIQUE INDEX b_k ON b (lib, k);
+              CREATE TABLE n (id TEXT PRIMARY KEY, lib INTEGER, k TEXT, v TEXT); CREATE UNIQUE INDEX n_k ON n (lib, k);
+              INSERT INTO b VALUES ('1', x'01', 'a', 'x'), ('2', x'01', 'b', 'y'), ('3', x'02', 'c', 'z'), ('4', x'01', 'd', 'w');
+              INSERT INTO n VALUES ('1', 1, 'a', 'x'), ('2', 1, 'b', 'y'), ('3', 2, 'c', 'z'), ('4', 1, 'd', 'w');"
+            """, in: directory)
+        let marker = #"{"$base64":"AQ=="}"#
+        TestSupport.write(#"{"id":"1","lib":\#(marker),"k":"a","v":"x"}"# + "\n" + #"{"id":"2","lib":\#(marker),"k":"b","v":"y"}"# + "\n", to: directory.appendingPathComponent("b.jsonl"))
+        TestSupport.write("id,lib,k,v\n1,base64:AQ==,a,x\n2,base64:AQ==,b,y\n", to: directory.appendingPathComponent("b.csv"))
+        TestSupport.write(#"{"id":"1","lib":1.0,"k":"a","v":"x"}"# + "\n" + #"{"id":"2","lib":1,"k":"b","v":"y"}"# + "\n", to: directory.appendingPathComponent("n.jsonl"))
+        for (input, table) in [("b.jsonl", "b"), ("b.csv", "b"), ("n.jsonl", "n")] {
+            for database in [url, "app.db"] {
+                let seed = table == "b" ? (database == url ? #"'\x01'"# : "x'01'") : "1"
+                if database == url {
+                    _ = try PostgresServer.query(url, "INSERT INTO \(table) VALUES ('4', \(seed), 'd', 'w') ON CONFLICT DO NOTHING;")
+                } else {
+                    _ = try TestSupport.runShell("sqlite3 app.db \"INSERT OR IGNORE INTO \(table) VALUES ('4', \(seed), 'd', 'w')\"", in: directory)
+                }
+                let result = try TestSupport.run(
+                    [input, "--db", database, "--table", table, "--upsert", "lib,k", "--delete-missing", "--scope", "lib", "--max-delete", "100%", "--report", "r.json"],
+                    in: directory)
+                #expect(result.status == 0, "\(input) \(database): \(result.stderr)")
+                #expect(try Self.counts(directory.appendingPathComponent("r.json"))["deleted"] == 1, "\(input) \(database)")
+            }
+            let query = "SELECT id FROM \(table) ORDER BY id"
+            #expect(try PostgresServer.query(url, query) == "1\n2\n3\n", "\(input)")
+            #expect(try TestSupport.runShell("sqlite3 app.db '\(query)'", in: directory).stdout == "1\n2\n3\n", "\(input)")
+        }
+    }
+
     /// `--delete-missing` counts as seen the row each record landed on: the row a BEFORE
     /// UPDATE trigger moved to another key (it was looked up by the record's key after the
     /// upsert, not found, and deleted), and the row a unique index under another collation

@@ -11,6 +11,7 @@ extension ImportRun {
         case integer(Int64)
         case real(UInt64)
         case text(String)
+        case blob([UInt8])
     }
 
     /// Checks the mirror's options against the table and the input, before any write.
@@ -174,10 +175,16 @@ extension ImportRun {
                 } else {
                     key.append(.real(UInt64(bitPattern: cell.payload)))
                 }
+            // A BLOB marker is the bytes where `StatementBinder` binds them: a JSON one
+            // into a column without affinity or a table that is not STRICT, a CSV one
+            // into a column without affinity. (Its text matched no row, and the rows of
+            // the scope the records lacked were never deleted.)
+            case .json where scopeAffinities[position] == .blob || schema?.isStrict == false:
+                key.append(batch.withText(cell, BlobMarker.decodeJSON).map(ScopeValue.blob) ?? .text(batch.text(cell)))
             case .untypedText where scopeAffinities[position] == .blob:
                 // CSV text into a column without affinity is stored as the type it looks
                 // like (`StatementBinder`); the scope value must be the same value.
-                key.append(Self.typelessScopeValue(batch.text(cell)))
+                key.append(batch.withText(cell, BlobMarker.decodeText).map(ScopeValue.blob) ?? Self.typelessScopeValue(batch.text(cell)))
             default: key.append(.text(batch.text(cell)))
             }
         }
@@ -294,6 +301,7 @@ extension ImportRun {
                     case .integer(let value): return value
                     case .real(let bits): return Double(bitPattern: bits)
                     case .text(let value): return value
+                    case .blob(let bytes): return Data(bytes)
                     }
                 }))
             }

@@ -62,18 +62,34 @@ extension PostgresRun {
         tracksSeenRows = copied > 0
     }
 
-    /// Notes the scope values of `row` (as COPY text; nil for NULL).
+    /// Notes the scope values of `row` as its upsert writes them (`keyText`; nil for NULL):
+    /// a BLOB marker into a `bytea` column is its bytes, `1.0` into an integer column 1.
+    /// (The record's own text was read by the column's type: a marker matched no row, and
+    /// the rows its scope lacked were never deleted; `1.0` stopped the run after the input
+    /// with no line.) A record whose scope value the column refuses lands nowhere, and
+    /// adds no scope. Each distinct text is judged once (`scopeTexts`).
     func collectScope(row: Int, of batch: RecordBatch) {
         guard !scopeColumns.isEmpty else { return }
         let width = batch.rowEnd(row) - batch.rowStarts[row]
         batch.bytes.withUnsafeBufferPointer { buffer in
-            scopeValues.insert(scopeColumns.map { field, _ in
-                let cell = field < width ? batch.cell(row: row, column: field) : .absent
+            let cells = scopeColumns.map { field, _ in field < width ? batch.cell(row: row, column: field) : .absent }
+            let texts: [[UInt8]?] = cells.map { cell in
                 guard cell.kind != .null && cell.kind != .absent else { return nil }
-                var text: [UInt8] = []
+                var text: [UInt8] = [cell.kind.rawValue | (cell.isBoolean ? 0x80 : 0)]
                 Self.appendText(of: cell, bytes: buffer.baseAddress!) { text.append(contentsOf: $0) }
                 return text
-            })
+            }
+            guard scopeTexts.insert(texts).inserted else { return }
+            var values: [[UInt8]?] = []
+            for (cell, (field, _)) in zip(cells, scopeColumns) {
+                guard cell.kind != .null && cell.kind != .absent else {
+                    values.append(nil)
+                    continue
+                }
+                guard let text = try? keyText(cell, field: field, row: row, of: batch, bytes: buffer.baseAddress!) else { return }
+                values.append(Array(text.utf8))
+            }
+            scopeValues.insert(values)
         }
     }
 

@@ -85,6 +85,8 @@ final class PostgresRun {
     var mirrorPrepared = false
     var scopeColumns: [(field: Int, column: String)] = []
     var scopeValues = Set<[[UInt8]?]>()
+    /// The scope's values as the records spelled them (each a cell's kind, then its text).
+    var scopeTexts = Set<[[UInt8]?]>()
     var tombstoneField: Int?
     /// The table held rows when the run began: the rows records land on are noted.
     var tracksSeenRows = false
