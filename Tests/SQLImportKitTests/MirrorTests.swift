@@ -119,6 +119,34 @@ import Testing
         #expect(never.stderr.contains("--scope updatedAt: the input has no field updatedAt"), "\(never.stderr)")
     }
 
+    /// `--scope` holds whatever the table is called: a table named `s` (the alias of the
+    /// scope's subquery) had every row in scope, and the rows of other libraries were
+    /// deleted; one named `g` (the deleted candidates' alias), or `S`, is no different.
+    @Test func aScopeHoldsWhateverTheTableIsCalled() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        TestSupport.write(#"{"id":1,"lib":"a","v":"x"}"# + "\n", to: directory.appendingPathComponent("a.jsonl"))
+        for table in ["items", "s", "S", "g"] {
+            let database = directory.appendingPathComponent("\(table.lowercased())\(table == "S" ? "2" : "").db").path
+            try TestSupport.createDatabase(
+                database,
+                schema: "CREATE TABLE \(SQLIdentifier.quote(table)) (id INTEGER PRIMARY KEY, lib TEXT, v TEXT); INSERT INTO \(SQLIdentifier.quote(table)) VALUES (1, 'a', 'x'), (2, 'a', 'x'), (3, 'b', 'x'), (4, 'b', 'x');")
+            // A tombstone too, so that the deleted candidates are counted (`g`).
+            TestSupport.write(#"{"id":1,"lib":"a","v":"x"}"# + "\n" + #"{"id":3,"lib":"b","v":"x","gone":true}"# + "\n", to: directory.appendingPathComponent("b.jsonl"))
+            let result = try TestSupport.run(
+                ["a.jsonl", "--db", database, "--table", table, "--upsert", "id", "--delete-missing", "--scope", "lib", "--max-delete", "100%", "--report", "r.json"],
+                in: directory)
+            #expect(result.status == 0, "\(table): \(result.stderr)")
+            let ids = { try DatabaseQueue(path: database).read { try String.fetchOne($0, sql: "SELECT group_concat(id) FROM \(SQLIdentifier.quote(table))") } }
+            #expect(try ids() == "1,3,4", "\(table)")
+            let tombstoned = try TestSupport.run(
+                ["b.jsonl", "--db", database, "--table", table, "--upsert", "id", "--delete-missing", "--scope", "lib", "--tombstone", "gone", "--max-delete", "100%", "--report", "r.json"],
+                in: directory)
+            #expect(tombstoned.status == 0, "\(table): \(tombstoned.stderr)")
+            #expect(try ids() == "1", "\(table)")
+        }
+    }
+
     @Test func anUnscopedMirrorIsGuardedByMaxDelete() throws {
         let server = Self.server(perLibrary: 200)
         let workspace = try Workspace(server)

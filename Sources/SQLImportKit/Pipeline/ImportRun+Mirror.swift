@@ -133,6 +133,16 @@ extension ImportRun {
         db.remove(function: DatabaseFunction(Self.insertWatch, argumentCount: 1, pure: false) { _ in nil })
     }
 
+    /// `name`, or `name` with underscores after it, as a table alias that is not the
+    /// table's own name: a subquery's alias `s` hid a table named `s`, whose `"s"."lib"`
+    /// then named the alias's column, and `--scope` held for every row (rows of every
+    /// scope were deleted).
+    static func alias(_ name: String, apartFrom table: String) -> String {
+        var alias = name
+        while alias.sqliteFolded == table.sqliteFolded { alias += "_" }
+        return alias
+    }
+
     /// Whether columns take all three of the rowid's names.
     static func rowidIsShadowed(in schema: TableSchema) -> Bool {
         let names = Set(schema.columns.map { $0.name.sqliteFolded })
@@ -307,9 +317,10 @@ extension ImportRun {
             }
             // The table's column on the left: its collation decides, as its indexes do.
             let collations = columns.map { TableSchema.collation(of: $0, in: table, connection: db.sqliteConnection) }
+            let scope = Self.alias("s", apartFrom: table)
             scopeMatch = { rows in
-                "EXISTS (SELECT 1 FROM temp.sqlimport_scope AS s WHERE "
-                    + zip(columns, collations).map { "\(rows).\(SQLIdentifier.quote($0)) IS s.\(SQLIdentifier.quote($0)) COLLATE \(SQLIdentifier.quote($1))" }
+                "EXISTS (SELECT 1 FROM temp.sqlimport_scope AS \(scope) WHERE "
+                    + zip(columns, collations).map { "\(rows).\(SQLIdentifier.quote($0)) IS \(scope).\(SQLIdentifier.quote($0)) COLLATE \(SQLIdentifier.quote($1))" }
                     .joined(separator: " AND ") + ")"
             }
             conditions.append(scopeMatch!(quotedTable))
@@ -343,9 +354,10 @@ extension ImportRun {
             let gone = "temp.\(Self.deletedCandidates)"
             // Gone: not there now, or there as a row this run inserted with its rowid.
             let rowidName = Self.rowidName(of: schema)
-            let r = "g.\(Self.deletedRowidColumn(apartFrom: mirrorScopeColumns(schema)))"
+            let g = Self.alias("g", apartFrom: table)
+            let r = "\(g).\(Self.deletedRowidColumn(apartFrom: mirrorScopeColumns(schema)))"
             let reallyGone = "(NOT EXISTS (SELECT 1 FROM \(quotedTable) WHERE \(quotedTable).\(rowidName) = \(r)) OR \(r) IN (SELECT r FROM temp.\(Self.insertedRows)))"
-            deletedCandidates = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(gone) AS g WHERE \(reallyGone)" + (scopeMatch.map { " AND " + $0("g") } ?? "")) ?? 0
+            deletedCandidates = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(gone) AS \(g) WHERE \(reallyGone)" + (scopeMatch.map { " AND " + $0(g) } ?? "")) ?? 0
             // The deletion below is not the run's before the end.
             try db.execute(sql: "DROP TRIGGER IF EXISTS temp.\(Self.deleteWatch)")
         }
