@@ -2207,6 +2207,39 @@ import Testing
         #expect(try PostgresServer.query(url, query) == "a|a changed\nc|c\nd|d\nf|new\n")
     }
 
+    /// A value that differs from the stored one only where a non-deterministic collation
+    /// looks past it (`ALICE` for `alice` under a case-insensitive ICU collation) is an
+    /// update, as under SQLite's NOCASE: it was counted unchanged, and the row kept the
+    /// old spelling.
+    @Test func aSpellingANonDeterministicCollationCallsEqualIsStored() throws {
+        let url = try PostgresServer.database(
+            schema: Self.schemaName(#function),
+            setUp: """
+                CREATE COLLATION ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
+                CREATE TABLE nd (id integer PRIMARY KEY, name text COLLATE ci, tags text[] COLLATE ci);
+                INSERT INTO nd VALUES (1, 'alice', '{a}'), (2, 'bob', '{b}'), (3, 'carol', '{c}');
+                """)
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        _ = try TestSupport.runShell(
+            """
+            sqlite3 app.db "CREATE TABLE nd (id INTEGER PRIMARY KEY, name TEXT COLLATE NOCASE, tags TEXT COLLATE NOCASE);
+              INSERT INTO nd VALUES (1, 'alice', '{a}'), (2, 'bob', '{b}'), (3, 'carol', '{c}');"
+            """, in: directory)
+        TestSupport.write(
+            [#"{"id":1,"name":"ALICE","tags":"{a}"}"#, #"{"id":2,"name":"bob","tags":"{B}"}"#, #"{"id":3,"name":"carol","tags":"{c}"}"#].joined(separator: "\n") + "\n",
+            to: directory.appendingPathComponent("nd.jsonl"))
+        for database in [url, "app.db"] {
+            let result = try TestSupport.run(["nd.jsonl", "--db", database, "--table", "nd", "--upsert", "id", "--report", "r.json"], in: directory)
+            #expect(result.status == 0, "\(database): \(result.stderr)")
+            let counts = try Self.counts(directory.appendingPathComponent("r.json"))
+            #expect([counts["updated"], counts["unchanged"]] == [2, 1], "\(database): \(counts)")
+        }
+        let query = "SELECT id, name, tags FROM nd ORDER BY id"
+        #expect(try PostgresServer.query(url, query) == "1|ALICE|{a}\n2|bob|{B}\n3|carol|{c}\n")
+        #expect(try TestSupport.runShell("sqlite3 app.db '\(query)'", in: directory).stdout == "1|ALICE|{a}\n2|bob|{B}\n3|carol|{c}\n")
+    }
+
     /// A `--scope` value is the value its column stores from the record, on both targets:
     /// a BLOB marker (JSON or CSV) is its bytes, `1.0` into an integer column 1. (The
     /// markers' text matched no row, so the rows the export lacked were never deleted, and

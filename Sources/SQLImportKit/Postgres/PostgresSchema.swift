@@ -13,6 +13,9 @@ package struct PostgresSchema: Sendable {
         /// False for a column PostgreSQL fills itself and refuses a value for: an identity
         /// `GENERATED ALWAYS`, or a generated column.
         package var isWritable = true
+        /// Its collation is non-deterministic (an ICU one with `deterministic = false`):
+        /// `=` holds between values of other bytes (`alice` and `ALICE`).
+        package var collationIgnoresBytes = false
     }
 
     package struct UniqueKey: Sendable {
@@ -155,7 +158,8 @@ package struct PostgresSchema: Sendable {
         let columns = try connection.query(
             """
             SELECT attname, format_type(atttypid, atttypmod), attnotnull::text, atthasdef::text,
-              (attidentity = 'a' OR coalesce(row_to_json(a)->>'attgenerated', '') NOT IN ('', ' '))::text, base.type
+              (attidentity = 'a' OR coalesce(row_to_json(a)->>'attgenerated', '') NOT IN ('', ' '))::text, base.type,
+              coalesce((SELECT NOT collisdeterministic FROM pg_collation WHERE oid = a.attcollation), false)::text
             FROM pg_attribute a
             LEFT JOIN LATERAL (
               WITH RECURSIVE b (typ, mod) AS (
@@ -167,7 +171,7 @@ package struct PostgresSchema: Sendable {
         ).map {
             Column(
                 name: $0[0] ?? "", type: $0[1] ?? "text", baseType: $0[5] ?? $0[1] ?? "text", notNull: $0[2] == "true", hasDefault: $0[3] == "true",
-                isWritable: $0[4] != "true")
+                isWritable: $0[4] != "true", collationIgnoresBytes: $0[6] == "true")
         }
         let keys = try connection.query(
             """

@@ -272,8 +272,12 @@ struct PostgresUpsert {
             // {"a": 1.0} = {"a": 1} and `citext` Bob = bob, where the record's text is kept
             // as written. (Not `numeric` or floats: a JSON number is read as a double, so
             // the record has no spelling of its own, and its value decides.)
+            // And under "C" where the column's collation is non-deterministic: `ALICE` met
+            // `alice` as unchanged, and the row kept the old spelling.
             let comparable: (String, String) -> String = { column, value in
-                Self.comparesAsText(schema.column(named: column)?.baseType ?? "") ? "(\(value))::text" : value
+                let stored = schema.column(named: column)
+                if stored?.collationIgnoresBytes == true { return "(\(value)) COLLATE \"C\"" }
+                return Self.comparesAsText(stored?.baseType ?? "") ? "(\(value))::text" : value
             }
             let changed = "(\(assigned.map { comparable($0, "\(row).\(q($0))") }.joined(separator: ", ")), NULL) IS DISTINCT FROM (\(assigned.map { comparable($0, newValue($0)) }.joined(separator: ", ")), NULL)"
             var condition = "\(newer) AND \(changed)"
