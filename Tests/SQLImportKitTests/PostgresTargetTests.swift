@@ -2286,6 +2286,17 @@ import Testing
             #expect(try PostgresServer.query(url, query) == "1\n2\n3\n", "\(input)")
             #expect(try TestSupport.runShell("sqlite3 app.db '\(query)'", in: directory).stdout == "1\n2\n3\n", "\(input)")
         }
+        // A scope value the column refuses is its record's reject, under --on-error skip,
+        // and no scope: it stopped the run after the input (exit 65, no line). Rejects
+        // withhold the deletions.
+        TestSupport.write(#"{"id":"1","lib":1,"k":"a","v":"x"}"# + "\n" + #"{"id":"3","lib":"abc","k":"c","v":"z"}"# + "\n", to: directory.appendingPathComponent("bad.jsonl"))
+        let refused = try TestSupport.run(
+            ["bad.jsonl", "--db", url, "--table", "n", "--upsert", "lib,k", "--delete-missing", "--scope", "lib", "--max-delete", "100%", "--on-error", "skip"],
+            in: directory)
+        #expect(refused.status == 2, "\(refused.stderr)")
+        #expect(refused.stderr.contains("bad.jsonl:2 (byte 35): PostgreSQL refused the record: invalid input syntax for type integer"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("--delete-missing deleted nothing: 1 record(s) were rejected"), "\(refused.stderr)")
+        #expect(try PostgresServer.query(url, "SELECT id FROM n ORDER BY id") == "1\n2\n3\n")
     }
 
     /// `--delete-missing` counts as seen the row each record landed on: the row a BEFORE

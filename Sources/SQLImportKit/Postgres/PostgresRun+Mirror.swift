@@ -67,7 +67,8 @@ extension PostgresRun {
     /// (The record's own text was read by the column's type: a marker matched no row, and
     /// the rows its scope lacked were never deleted; `1.0` stopped the run after the input
     /// with no line.) A record whose scope value the column refuses lands nowhere, and
-    /// adds no scope. Each distinct text is judged once (`scopeTexts`).
+    /// adds no scope (here, or in `copyScopeValues` for what only the server refuses).
+    /// Each distinct text is judged once (`scopeTexts`).
     func collectScope(row: Int, of batch: RecordBatch) {
         guard !scopeColumns.isEmpty else { return }
         let width = batch.rowEnd(row) - batch.rowStarts[row]
@@ -272,6 +273,27 @@ extension PostgresRun {
             "INSERT INTO sqlimport_seen SELECT \(primary.columns.map { "t.\(SQLIdentifier.quote($0))" }.joined(separator: ", ")) FROM \(rows) AS t JOIN sqlimport_committed AS k ON \(match)")
     }
 
+    /// COPYs the scope values into `sqlimport_scope`, but for those the column refuses
+    /// (`"abc"` into an integer column, whose record was refused too, and landed
+    /// nowhere): as on SQLite, where such a value matches no row, they add no scope. (One
+    /// stopped the run after the input, exit 65, naming no line.)
+    private func copyScopeValues() throws {
+        func attempt(_ values: some Sequence<[[UInt8]?]>) throws -> Bool {
+            try connection.execute("SAVEPOINT sqlimport_scope")
+            do {
+                try copyValues(values, into: "sqlimport_scope")
+            } catch let error as PostgresError where error.kind == .data {
+                try connection.execute("ROLLBACK TO SAVEPOINT sqlimport_scope")
+                try connection.execute("RELEASE SAVEPOINT sqlimport_scope")
+                return false
+            }
+            try connection.execute("RELEASE SAVEPOINT sqlimport_scope")
+            return true
+        }
+        guard try !attempt(scopeValues) else { return }
+        for value in scopeValues { _ = try attempt([value]) }
+    }
+
     /// COPYs `rows`, each value's text (nil for NULL), into the temporary table `table`.
     private func copyValues(_ rows: some Sequence<[[UInt8]?]>, into table: String) throws {
         _ = try connection.copy("COPY \(table) FROM STDIN") { send in
@@ -336,7 +358,7 @@ extension PostgresRun {
             let names = scopeColumns.map(\.column)
             try connection.execute(
                 "CREATE TEMP TABLE sqlimport_scope ON COMMIT DROP AS SELECT \(SQLIdentifier.quoteList(names)) FROM \(schema.qualifiedName) WITH NO DATA")
-            try copyValues(scopeValues, into: "sqlimport_scope")
+            try copyScopeValues()
             conditions.append(
                 "EXISTS (SELECT FROM sqlimport_scope AS s WHERE "
                     + names.map { "s.\(SQLIdentifier.quote($0)) IS NOT DISTINCT FROM t.\(SQLIdentifier.quote($0))" }.joined(separator: " AND ") + ")")
