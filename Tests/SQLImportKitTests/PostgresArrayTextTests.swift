@@ -38,13 +38,23 @@ import Testing
             ("[]", []),
         ]
         for (json, elements) in arrays {
-            let text = try #require(Array(json.utf8).withUnsafeBytes(PostgresArrayText.text(ofJSONArray:)), "\(json)")
+            let text = try #require(try Self.text(json), "\(json)")
             let server = try PostgresServer.query(
                 url, "SELECT coalesce(encode(convert_to(x, 'UTF8'), 'hex'), '(null)') FROM unnest($q$\(String(decoding: text, as: UTF8.self))$q$::text[]) WITH ORDINALITY AS u(x, n) ORDER BY n;")
             let expected = elements.map { $0 == "(null)" ? $0 : $0.utf8.map { String(format: "%02x", $0) }.joined() }
             #expect(server == expected.map { $0 + "\n" }.joined(), "\(json)")
         }
-        #expect(Array("[1]".utf8).withUnsafeBytes(PostgresArrayText.text(ofJSONArray:)).map { String(decoding: $0, as: UTF8.self) } == "{1}")
-        #expect(Array(#"{"a":1}"#.utf8).withUnsafeBytes(PostgresArrayText.text(ofJSONArray:)) == nil)
+        #expect(try Self.text(" [1]").map { String(decoding: $0, as: UTF8.self) } == "{1}")
+        // Not a JSON array: an object, PostgreSQL's own text, JSON that is not.
+        for other in [#"{"a":1}"#, "{1,2}", "[1:2]={1,2}", "[1,"] { #expect(try Self.text(other) == nil, "\(other)") }
+        // Into integer[] a whole number spelled with a point or an exponent is the integer;
+        // into bytea[] a string is its bytes, a marker its bytes, a number refused.
+        #expect(try Self.text(#"[1.0,"4.0",1e2,2.5,"x"]"#, .integer).map { String(decoding: $0, as: UTF8.self) } == #"{1,4,100,2.5,"x"}"#)
+        #expect(try Self.text(#"["A\\",{"$base64":"QQ=="},{"a":1}]"#, .bytea).map { String(decoding: $0, as: UTF8.self) } == #"{"\\x415c","\\x41","{\"a\":1}"}"#)
+        #expect(throws: PostgresArrayText.Refusal.self) { try Self.text("[1]", .bytea) }
+    }
+
+    static func text(_ json: String, _ family: PostgresValueCheck.Family = .other) throws -> [UInt8]? {
+        try Array(json.utf8).withUnsafeBytes { try PostgresArrayText.text(ofJSONArray: $0, element: family) }
     }
 }

@@ -645,8 +645,9 @@ import Testing
             schema: Self.schemaName(#function),
             setUp: """
                 CREATE TABLE a (id text PRIMARY KEY, r real[], d double precision[], i integer[], n numeric(5,2)[],
-                    v varchar(3)[], t timestamp[], tx text[], jb jsonb[]);
+                    v varchar(3)[], t timestamp[], tx text[], jb jsonb[], by bytea[]);
                 CREATE TABLE b (LIKE a INCLUDING ALL);
+                CREATE TABLE c (LIKE a INCLUDING ALL);
                 """)
         let directory = TestSupport.temporaryDirectory()
         defer { TestSupport.remove(directory) }
@@ -656,17 +657,22 @@ import Testing
             #"{"id":"g","t":"{\"Nov 20 10:00 2026 PST\"}"}"#, #"{"id":"h","r":[0.1,3.14159265358979]}"#, #"{"id":"k","n":[[1.5,null],[1.239,2]]}"#,
             #"{"id":"m","r":"{0.1,2.5,NULL}","n":"{1.25}","v":"{ab,\" c\"}","t":"{\"2026-01-01T10:00:00Z\"}"}"#,
             #"{"id":"p","r":[0.1,2.5,null],"i":[[1,2],[3,4]],"tx":["a\"b","c\\d","NULL","x,y"," s ","é\n",""],"jb":[{"a":[1,"x"]},null,{"b":"q\""}]}"#,
+            // Into integer[] a whole number spelled with a point or an exponent is the
+            // integer, as into an integer column; into bytea[] a string is its own bytes
+            // and a BLOB marker its bytes (PostgreSQL read "\\x41" as one byte).
+            #"{"id":"q","i":[1.0,"4.0",1e2],"by":["\\x41",{"$base64":"QQ=="},null]}"#,
         ]
         TestSupport.write(lines.joined(separator: "\n") + "\n", to: directory.appendingPathComponent("a.jsonl"))
         let result = try TestSupport.run(["a.jsonl", "--db", url, "--table", "a", "--upsert", "id", "--on-error", "skip", "--rejects", "a.rejects.jsonl"], in: directory)
         #expect(result.status == 2, "\(result.stderr)")
         #expect(try Self.rejectedLines(directory.appendingPathComponent("a.rejects.jsonl")) == [1, 2, 3, 4, 5, 6, 7, 8, 9])
+        #expect(try PostgresServer.query(url, "SELECT i, encode(by[1], 'hex'), encode(by[2], 'hex'), by[3] IS NULL FROM a WHERE id = 'q'") == "{1,4,100}|5c783431|41|t\n")
         #expect(result.stderr.contains(#"field "r" = {0.1, 3.14159265358979} has the element 3.14159265358979, which has more digits than a real holds, and this real column would store 3.1415927"#), "\(result.stderr)")
         let rejects = try String(contentsOf: directory.appendingPathComponent("a.rejects.jsonl"), encoding: .utf8)
         #expect(rejects.contains("has the element Nov 20 10:00 2026 PST, which is not written as ISO 8601"), "\(rejects)")
         #expect(rejects.contains("has the element 1.239, which has 3 decimal places"), "\(rejects)")
         #expect(
-            try PostgresServer.query(url, "SELECT id, r, i, n, v, t, tx[1], tx[2], tx[3] IS NULL, tx[4], tx[5], tx[6], tx[7], jb[1]->'a'->>1, jb[2] IS NULL, jb[3]->>'b' FROM a ORDER BY id")
+            try PostgresServer.query(url, "SELECT id, r, i, n, v, t, tx[1], tx[2], tx[3] IS NULL, tx[4], tx[5], tx[6], tx[7], jb[1]->'a'->>1, jb[2] IS NULL, jb[3]->>'b' FROM a WHERE id <> 'q' ORDER BY id")
                 == "m|{0.1,2.5,NULL}||{1.25}|{ab,\" c\"}|{\"2026-01-01 10:00:00\"}|||t||||||t|\n"
                 + "p|{0.1,2.5,NULL}|{{1,2},{3,4}}||||a\"b|c\\d|f|x,y| s |é\n||x|t|q\"\n")
         // Export writes an array as PostgreSQL's text, which imports back as the same array.
@@ -675,7 +681,17 @@ import Testing
         let imported = try TestSupport.run(["a.export.jsonl", "--db", url, "--table", "b", "--upsert", "id"], in: directory)
         #expect(imported.status == 0, "\(imported.stderr)")
         #expect(try PostgresServer.query(url, "SELECT count(*) FROM (SELECT * FROM a EXCEPT SELECT * FROM b) x") == "0\n")
-        #expect(try PostgresServer.query(url, "SELECT count(*) FROM b") == "2\n")
+        #expect(try PostgresServer.query(url, "SELECT count(*) FROM b") == "3\n")
+        // Through SQLite, which keeps a JSON array as its text and exports it as a string:
+        // that string is the array (PostgreSQL refused it as a malformed array literal).
+        _ = try TestSupport.runShell("sqlite3 app.db 'CREATE TABLE a (id TEXT PRIMARY KEY, r, d, i, n, v, t, tx, jb, by)'", in: directory)
+        TestSupport.write(lines[10] + "\n" + lines[11] + "\n", to: directory.appendingPathComponent("pq.jsonl"))
+        #expect(try TestSupport.run(["pq.jsonl", "--db", "app.db", "--table", "a", "--upsert", "id"], in: directory).status == 0)
+        #expect(try TestSupport.run(["export", "a", "--db", "app.db", "--output", "lite.jsonl"], in: directory).status == 0)
+        let throughSQLite = try TestSupport.run(["lite.jsonl", "--db", url, "--table", "c", "--upsert", "id"], in: directory)
+        #expect(throughSQLite.status == 0, "\(throughSQLite.stderr)")
+        #expect(try PostgresServer.query(url, "SELECT count(*) FROM (SELECT * FROM a WHERE id IN ('p', 'q') EXCEPT SELECT * FROM c) x") == "0\n")
+        #expect(try PostgresServer.query(url, "SELECT count(*) FROM c") == "2\n")
     }
 
     @Test func aRecordMergingTwoIdentitiesIsRefusedAsOnSQLite() throws {

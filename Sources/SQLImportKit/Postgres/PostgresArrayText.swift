@@ -99,14 +99,27 @@ enum PostgresArrayText {
         return nil
     }
 
-    /// A JSON array (the compact text the readers keep for a nested value) as an array's
-    /// text: `[1,"a b",null,true]` is `{1,"a b",NULL,true}`, an inner array is a
-    /// dimension, an object its JSON text (a `json[]` element), a number as written.
-    /// Nil for JSON that is no array.
-    static func text(ofJSONArray json: UnsafeRawBufferPointer) -> [UInt8]? {
-        guard json.first == UInt8(ascii: "["), let base = json.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return nil }
+    /// A JSON array as an array's text, each element as the same value would go into a
+    /// column of the element type (`family`): `[1,"a b",null,true]` is
+    /// `{1,"a b",NULL,true}`, an inner array is a dimension, an object its JSON text (a
+    /// `json[]` element), a number as written; into `integer[]` a whole number spelled
+    /// with a point or an exponent (`1.0`, `"4.0"`, `1e2`) is that integer, and into
+    /// `bytea[]` a string is its UTF-8 bytes and a BLOB marker its bytes (PostgreSQL's
+    /// bytea input read `"\\x41"` as one byte, as it did for the scalar). Nil for JSON
+    /// that is no array (or no JSON: `json` may be a string's text).
+    static func text(ofJSONArray json: UnsafeRawBufferPointer, element family: PostgresValueCheck.Family = .other) throws(Refusal) -> [UInt8]? {
+        guard let base = json.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return nil }
+        let buffer = UnsafeBufferPointer(start: base, count: json.count)
+        var start = 0
+        while start < json.count, isSpace(json[start]) { start += 1 }
+        guard start < json.count, json[start] == UInt8(ascii: "[") else { return nil }
+        do {
+            try JSONScanner.validateDocument(buffer)
+        } catch {
+            return nil
+        }
         var out: [UInt8] = []
-        var scanner = JSONScanner(UnsafeBufferPointer(start: base, count: json.count), endIsFinal: true)
+        var scanner = JSONScanner(buffer, start: start, endIsFinal: true)
         let scratch = ByteStore(capacity: 64)
         func appendQuoted() {
             out.append(UInt8(ascii: "\""))
@@ -118,6 +131,17 @@ enum PostgresArrayText {
             }
             out.append(UInt8(ascii: "\""))
         }
+        func appendBytes(_ bytes: UnsafeRawBufferPointer) {
+            out.append(UInt8(ascii: "\""))
+            PostgresRun.appendByteaHex(bytes, to: &out)
+            out.append(UInt8(ascii: "\""))
+        }
+        /// `text` (a number or a string's value) into an integer element: the integer a
+        /// whole number spelled with a point or an exponent means, else nil.
+        func whole(_ text: UnsafeBufferPointer<UInt8>) -> Int64? {
+            guard let start = text.baseAddress else { return nil }
+            return PostgresValueCheck.wholeNumber(Cell(kind: .text, payload: 0, length: UInt32(text.count)), bytes: start)
+        }
         do {
             while scanner.index < json.count {
                 let byte = json[scanner.index]
@@ -128,11 +152,21 @@ enum PostgresArrayText {
                 case UInt8(ascii: "\""):
                     scratch.removeAll()
                     try scanner.scanString(decodingInto: scratch)
-                    appendQuoted()
+                    if family == .bytea {
+                        scratch.withUnsafeBufferPointer { appendBytes(UnsafeRawBufferPointer($0)) }
+                    } else if family == .integer, let value = scratch.withUnsafeBufferPointer(whole) {
+                        out.append(contentsOf: String(value).utf8)
+                    } else {
+                        appendQuoted()
+                    }
                 case UInt8(ascii: "{"):
                     scratch.removeAll()
                     try scanner.copyValue(into: scratch, depth: 1)
-                    appendQuoted()
+                    if family == .bytea, let blob = scratch.withUnsafeBufferPointer({ BlobMarker.decodeJSON(UnsafeRawBufferPointer($0)) }) {
+                        blob.withUnsafeBytes(appendBytes)
+                    } else {
+                        appendQuoted()
+                    }
                 case UInt8(ascii: "n"):
                     out.append(contentsOf: "NULL".utf8)
                     scanner.index += 4
@@ -140,16 +174,34 @@ enum PostgresArrayText {
                     scanner.index += 1
                 default:
                     // A number, `true` or `false`, as written.
+                    let first = scanner.index
                     while scanner.index < json.count, ![UInt8(ascii: ","), UInt8(ascii: "]")].contains(json[scanner.index]), !isSpace(json[scanner.index]) {
-                        out.append(json[scanner.index])
                         scanner.index += 1
+                    }
+                    let value = UnsafeBufferPointer(rebasing: buffer[first ..< scanner.index])
+                    if family == .bytea {
+                        throw Refusal(
+                            "has the element \(String(decoding: value, as: UTF8.self)), a \(byte == UInt8(ascii: "t") || byte == UInt8(ascii: "f") ? "boolean" : "number"), and this bytea[] column holds bytes; give them as a BLOB marker {\"$base64\":\"...\"} (what export writes), or as a string for its UTF-8 bytes")
+                    }
+                    if family == .integer, let number = whole(value) {
+                        out.append(contentsOf: String(number).utf8)
+                    } else {
+                        out.append(contentsOf: value)
                     }
                 }
             }
+        } catch let refusal as Refusal {
+            throw refusal
         } catch {
             return nil
         }
         return out
+    }
+
+    /// Why a JSON array's element cannot go into the array's element type.
+    struct Refusal: Error {
+        var why: String
+        init(_ why: String) { self.why = why }
     }
 
     private static func isSpace(_ byte: UInt8) -> Bool {

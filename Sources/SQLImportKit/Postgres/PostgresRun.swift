@@ -1030,6 +1030,7 @@ final class PostgresRun {
         // An array column's elements are checked as its element type's values, and a JSON
         // array is written as the array's text (`PostgresArrayText`).
         let elementTypes = types.map(PostgresArrayText.elementType(of:))
+        let elementFamilies = elementTypes.map { $0.map(PostgresValueCheck.Family.init(type:)) ?? .other }
         let inferred = fields.map { inferredKinds[columnOfField[$0]!.sqliteFolded] ?? .text }
         let markersOnly = fields.map { inferredBytea.contains(columnOfField[$0]!.sqliteFolded) }
         var quoted: [UInt8] = []
@@ -1084,9 +1085,19 @@ final class PostgresRun {
                     }
                     if let elementType = elementTypes[position] {
                         let raw = UnsafeRawBufferPointer(start: bytes + Int(cell.payload), count: Int(cell.length))
-                        let converted = cell.kind == .json ? PostgresArrayText.text(ofJSONArray: raw) : nil
                         let checked = cell.kind == .json || cell.kind == .text || cell.kind == .untypedText
-                        if checked, let why = converted.map({ $0.withUnsafeBytes { PostgresValueCheck.arrayRefusal($0, elementType: elementType) } })
+                        // A JSON array, nested or a string's text (what SQLite stores and
+                        // exports for one).
+                        var converted: [UInt8]?
+                        var why: String?
+                        if checked {
+                            do {
+                                converted = try PostgresArrayText.text(ofJSONArray: raw, element: elementFamilies[position])
+                            } catch let refusal as PostgresArrayText.Refusal {
+                                why = refusal.why
+                            }
+                        }
+                        if checked, let why = why ?? converted.map({ $0.withUnsafeBytes { PostgresValueCheck.arrayRefusal($0, elementType: elementType) } })
                             ?? PostgresValueCheck.arrayRefusal(raw, elementType: elementType)
                         {
                             throw PostgresError(
