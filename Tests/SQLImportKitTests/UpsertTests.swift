@@ -59,6 +59,60 @@ import Testing
         func cleanUp() { TestSupport.remove(directory) }
     }
 
+    /// A table named `excluded` (any case) is updated as any other, under every merge
+    /// policy, with a partial target and its primary-key clause, and an indexed column
+    /// (a guarded one): SQLite looks a qualifier up in the table before the upsert's
+    /// `excluded`, so `excluded."v"` named the stored value, every record was unchanged,
+    /// and no row was ever updated. The oracle: one plain upsert per record.
+    @Test(arguments: strategies)
+    func aTableNamedExcludedIsUpdatedAsAnyOther(_ strategy: WriteStrategyKind) throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let schema = """
+            CREATE TABLE "Excluded" (id TEXT PRIMARY KEY, lib INTEGER, remote TEXT, v TEXT, ts INTEGER, tag TEXT);
+            CREATE UNIQUE INDEX excluded_identity ON "Excluded" (lib, remote) WHERE remote IS NOT NULL;
+            CREATE INDEX excluded_tag ON "Excluded" (tag);
+            INSERT INTO "Excluded" VALUES ('a', 1, 'r1', 'old', 5, 't1'), ('b', 1, 'r2', 'old', 5, 't1'), ('c', 1, NULL, 'old', 5, 't1');
+            """
+        let records = [
+            #"{"id":"a","lib":1,"remote":"r1","v":"new","ts":6,"tag":"t2"}"#, #"{"id":"b","lib":1,"remote":"r2","v":null,"ts":4,"tag":"t1"}"#,
+            #"{"id":"c","lib":1,"remote":null,"v":"new","ts":6,"tag":"t1"}"#, #"{"id":"d","lib":1,"remote":"r4","v":"new","ts":1,"tag":"t3"}"#,
+        ]
+        let input = TestSupport.write(records.joined(separator: "\n") + "\n", to: directory.appendingPathComponent("e.jsonl"))
+        for (policy, set) in [
+            (MergePolicy.replace, "v = excluded.v, ts = excluded.ts, tag = excluded.tag"),
+            (.coalesce, "v = coalesce(excluded.v, o.v), ts = coalesce(excluded.ts, o.ts), tag = coalesce(excluded.tag, o.tag)"),
+            (.newer(column: "ts"), "v = excluded.v, ts = excluded.ts, tag = excluded.tag"),
+        ] {
+            let database = directory.appendingPathComponent("e.db").path
+            let oracle = directory.appendingPathComponent("oracle.db").path
+            for path in [database, oracle] {
+                try? FileManager.default.removeItem(atPath: path)
+                try TestSupport.createDatabase(path, schema: schema)
+            }
+            _ = try TestSupport.runImport([input], database: database) {
+                $0.table = "excluded"
+                $0.upsert = ["lib", "remote"]
+                $0.strategy = strategy
+                $0.merge = policy
+                $0.nullKey = .insert
+            }
+            let newer = policy == .replace || policy == .coalesce ? "" : " WHERE o.ts IS NULL OR excluded.ts >= o.ts"
+            try DatabaseQueue(path: oracle).write { db in
+                for record in records {
+                    let row = try JSONSerialization.jsonObject(with: Data(record.utf8)) as! [String: Any]
+                    let values: [DatabaseValueConvertible?] = ["id", "lib", "remote", "v", "ts", "tag"].map { row[$0] is NSNull ? nil : row[$0] as? DatabaseValueConvertible }
+                    let conflict = row["remote"] is NSNull ? "(id)" : "(lib, remote) WHERE remote IS NOT NULL"
+                    try db.execute(
+                        sql: "INSERT INTO \"Excluded\" AS o VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT \(conflict) DO UPDATE SET \(set)\(newer)",
+                        arguments: StatementArguments(values))
+                }
+            }
+            #expect(try TestSupport.dump(database) == TestSupport.dump(oracle), "\(policy)")
+            #expect(try DatabaseQueue(path: database).read { try String.fetchOne($0, sql: "SELECT v FROM excluded WHERE id = 'a'") } == "new", "\(policy)")
+        }
+    }
+
     @Test(arguments: strategies)
     func rerunOfTheSameFileChangesNothing(_ strategy: WriteStrategyKind) throws {
         let fixture = try Fixture()

@@ -55,6 +55,12 @@ package struct UpsertStatement: Sendable {
     /// The conflicting row's rowid as the statement names it (`"items"._rowid_`), passed
     /// to `sqlimport_outcome` last, or `NULL` for a WITHOUT ROWID table.
     let rowidExpression: String
+    /// How the statement names the stored row: the quoted table, or `sqlimport_row` for
+    /// a table named `excluded`, which SQLite looks up before the upsert's `excluded`:
+    /// every `excluded."v"` named the stored value, each record was unchanged, and no row
+    /// of such a table was ever updated. (Only then: an alias hides the table's name,
+    /// which an index's predicate may use, `WHERE t.deleted IS NULL`.)
+    let storedRow: String
 
     /// The SQL function the `DO UPDATE ... WHERE` calls: `sqlimport_outcome(isNewer,
     /// isChanged, rowid)`, or, in a guarded statement, `sqlimport_outcome(isNewer,
@@ -79,7 +85,9 @@ package struct UpsertStatement: Sendable {
         self.target = target
         self.policy = policy
         self.typelessColumns = typelessColumns
-        rowidExpression = rowidName.map { "\(SQLIdentifier.quote(table)).\($0)" } ?? "NULL"
+        let storedRow = table.sqliteFolded == "excluded".sqliteFolded ? "sqlimport_row" : SQLIdentifier.quote(table)
+        self.storedRow = storedRow
+        rowidExpression = rowidName.map { "\(storedRow).\($0)" } ?? "NULL"
         if let target {
             let protected = Set((target.columns + (target.fallbackKey ?? [])).map { $0.sqliteFolded })
             updatedColumns = columns.filter { !protected.contains($0.sqliteFolded) }
@@ -113,7 +121,7 @@ package struct UpsertStatement: Sendable {
 
     /// The statement for `rowCount` records: `VALUES (...), (...)`.
     package func sql(rowCount: Int = 1) -> String {
-        var sql = (abortsOtherConflicts ? "INSERT OR ABORT INTO " : "INSERT INTO ") + "\(SQLIdentifier.quote(table)) (\(SQLIdentifier.quoteList(columns))) VALUES "
+        var sql = (abortsOtherConflicts ? "INSERT OR ABORT INTO " : "INSERT INTO ") + "\(SQLIdentifier.quote(table)) \(storedRow == SQLIdentifier.quote(table) ? "" : "AS \(storedRow) ")(\(SQLIdentifier.quoteList(columns))) VALUES "
         let tuple = "(" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
         sql.reserveCapacity(sql.utf8.count + rowCount * (tuple.utf8.count + 2) + 512)
         for row in 0 ..< rowCount {
@@ -172,7 +180,7 @@ package struct UpsertStatement: Sendable {
             // A stored NULL is older than any value; an arriving NULL is older than any
             // stored value (`NULL >= x` is NULL, which is not true). (A record without the
             // column arrives with its default, as on PostgreSQL.)
-            let stored = "\(SQLIdentifier.quote(table)).\(SQLIdentifier.quote(column))"
+            let stored = "\(storedRow).\(SQLIdentifier.quote(column))"
             newer = "(\(stored) IS NULL OR excluded.\(SQLIdentifier.quote(column)) >= \(stored))"
         } else {
             newer = policy == .ignore ? "0" : "1"
@@ -227,7 +235,7 @@ package struct UpsertStatement: Sendable {
     /// - Parameter exact: false compares as the columns' indexes do (their own collation
     ///   and affinity), for key identity.
     private func sameValues(_ columns: [String], as values: [String], exact: Bool = true) -> String {
-        let stored = columns.map { "\(SQLIdentifier.quote(table)).\(SQLIdentifier.quote($0))" + (exact ? " COLLATE BINARY" : "") }
+        let stored = columns.map { "\(storedRow).\(SQLIdentifier.quote($0))" + (exact ? " COLLATE BINARY" : "") }
             .joined(separator: ", ")
         var test = "((\(stored)) IS (\(values.joined(separator: ", "))))"
         for (column, value) in zip(columns, values) where exact && typelessColumns.contains(column.sqliteFolded) {
