@@ -2223,6 +2223,42 @@ import Testing
         #expect(try PostgresServer.query(url, query) == "a|a changed\nc|c\nd|d\nf|new\n")
     }
 
+    /// `"ID"` and `id` are two columns in PostgreSQL, and each is its own: a column that
+    /// differs from a key column only in case was never assigned (`--upsert id` left `"ID"`
+    /// alone, counted unchanged), an `"ID"` field was taken for the primary key `id` (its
+    /// value never stored, or a false identity error), and `--delete-missing` stopped
+    /// (exit 64). `--upsert ID` names the key on `"ID"`.
+    @Test func aColumnThatDiffersFromAKeyOnlyInCaseIsItsOwn() throws {
+        let url = try PostgresServer.database(
+            schema: Self.schemaName(#function),
+            setUp: """
+                CREATE TABLE c2 (id int PRIMARY KEY, "ID" int); INSERT INTO c2 VALUES (1, 100);
+                CREATE TABLE x (id serial PRIMARY KEY, "ID" int, code text UNIQUE, v text);
+                INSERT INTO x ("ID", code, v) VALUES (11, 'a', 'old'), (12, 'b', 'old');
+                CREATE TABLE m (id serial PRIMARY KEY, "ID" int, code text, active boolean NOT NULL);
+                CREATE UNIQUE INDEX ON m (code) WHERE active; INSERT INTO m ("ID", code, active) VALUES (11, 'a', true), (12, 'b', true);
+                CREATE TABLE u (id int PRIMARY KEY, "ID" int UNIQUE, v text); INSERT INTO u VALUES (1, 10, 'x');
+                """)
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        func run(_ record: String, _ arguments: [String]) throws -> TestSupport.Output {
+            TestSupport.write(record + "\n", to: directory.appendingPathComponent("r.jsonl"))
+            return try TestSupport.run(["r.jsonl", "--db", url] + arguments, in: directory)
+        }
+        #expect(try run(#"{"id":1,"ID":5}"#, ["--table", "c2", "--upsert", "id"]).status == 0)
+        #expect(try PostgresServer.query(url, "SELECT * FROM c2") == "1|5\n")
+        #expect(try run(#"{"code":"a","ID":99,"v":"new"}"#, ["--table", "x", "--upsert", "code"]).status == 0)
+        let identity = try run(#"{"code":"a","ID":2,"v":"new"}"#, ["--table", "x", "--upsert", "code"])
+        #expect(identity.status == 0, "\(identity.stderr)")
+        #expect(try PostgresServer.query(url, "SELECT * FROM x ORDER BY id") == "1|2|a|new\n2|12|b|old\n")
+        let mirror = try run(#"{"code":"a","ID":1,"active":true}"#, ["--table", "m", "--upsert", "code", "--delete-missing", "--max-delete", "100%"])
+        #expect(mirror.status == 0, "\(mirror.stderr)")
+        #expect(try PostgresServer.query(url, "SELECT * FROM m ORDER BY id") == "1|1|a|t\n")
+        // The key on "ID", not the primary key: the record's id is in no row.
+        #expect(try run(#"{"id":2,"ID":10,"v":"y"}"#, ["--table", "u", "--upsert", "ID"]).status == 0)
+        #expect(try PostgresServer.query(url, "SELECT * FROM u ORDER BY id") == "1|10|y\n")
+    }
+
     /// A value that differs from the stored one only where a non-deterministic collation
     /// looks past it (`ALICE` for `alice` under a case-insensitive ICU collation) is an
     /// update, as under SQLite's NOCASE: it was counted unchanged, and the row kept the

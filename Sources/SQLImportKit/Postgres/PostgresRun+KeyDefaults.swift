@@ -24,7 +24,7 @@ extension PostgresRun {
         guard target != nil else { return }
         let defaults = try targetLiteralDefaults()
         for (column, text) in defaults.sorted(by: { $0.key < $1.key }) {
-            guard let field = columnOfField.firstIndex(where: { $0?.sqliteFolded == column.sqliteFolded }) else { continue }
+            guard let field = columnOfField.firstIndex(where: { $0 == column }) else { continue }
             batch.fillAbsent(column: field, text: text, kind: .untypedText)
         }
     }

@@ -199,7 +199,7 @@ extension PostgresRun {
     private func fields(of columns: [String]) -> [Int]? {
         var found: [Int] = []
         for column in columns {
-            guard let field = columnOfField.firstIndex(where: { $0?.sqliteFolded == column.sqliteFolded }) else { return nil }
+            guard let field = columnOfField.firstIndex(where: { $0 == column }) else { return nil }
             found.append(field)
         }
         return found
@@ -321,7 +321,7 @@ extension PostgresRun {
         // table's columns.
         let rows = target.predicate.map { "(SELECT * FROM \(schema.ownRows) WHERE (\($0)) IS TRUE)" } ?? schema.ownRows
         var sql = "INSERT INTO sqlimport_seen SELECT \(primary.columns.map { "t.\(SQLIdentifier.quote($0))" }.joined(separator: ", ")) FROM \(staging) AS s JOIN \(rows) AS t ON \(match) WHERE s.sqlimport_route = 1"
-        let carried = primary.columns.allSatisfy { column in columns.contains { $0.sqliteFolded == column.sqliteFolded } }
+        let carried = primary.columns.allSatisfy { column in columns.contains { $0 == column } }
         if carried {
             let complete = primary.columns.map { "\(SQLIdentifier.quote($0)) IS NOT NULL" }.joined(separator: " AND ")
             sql += " UNION ALL SELECT \(SQLIdentifier.quoteList(primary.columns)) FROM \(staging) WHERE sqlimport_route = 2 AND \(complete)"
@@ -365,7 +365,7 @@ extension PostgresRun {
         }
         // Without the primary key in the input, rows the target cannot match (outside a
         // partial target, or with a NULL key column) are never candidates.
-        let carried = primary.columns.allSatisfy { column in columnOfField.contains { $0?.sqliteFolded == column.sqliteFolded } }
+        let carried = primary.columns.allSatisfy { column in columnOfField.contains { $0 == column } }
         if !carried {
             if let predicate = target.predicate { conditions.append("(\(predicate))") }
             // (A NULLS NOT DISTINCT key matches a NULL: such a row is a candidate.)

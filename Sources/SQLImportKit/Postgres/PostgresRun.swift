@@ -482,14 +482,14 @@ final class PostgresRun {
             guard let key else { return nil }
             var found: [Int] = []
             for column in key.columns {
-                guard let field = columnOfField.firstIndex(where: { $0?.sqliteFolded == column.sqliteFolded }) else { return nil }
+                guard let field = columnOfField.firstIndex(where: { $0 == column }) else { return nil }
                 found.append(field)
             }
             return found
         }
         let targetFields = fields(of: target)
         if let target, targetFields == nil {
-            let missing = target.columns.first { column in !columnOfField.contains { $0?.sqliteFolded == column.sqliteFolded } }
+            let missing = target.columns.first { column in !columnOfField.contains { $0 == column } }
             throw UpsertError.keyNotInInput(column: missing ?? target.columns[0])
         }
         let primaryFields = fields(of: fallbackKey ?? (target?.isPrimaryKey == true ? target : nil))

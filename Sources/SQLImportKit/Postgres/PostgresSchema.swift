@@ -219,9 +219,11 @@ package struct PostgresSchema: Sendable {
         return read
     }
 
-    /// The unique key whose columns are `names` in any order (case-insensitive).
+    /// The unique key whose columns are `names` in any order: the columns `column(named:)`
+    /// finds for them (the one spelled exactly so first: `"ID"` and `id` are two columns
+    /// in PostgreSQL).
     package func uniqueKey(matching names: [String]) -> UniqueKey? {
-        let wanted = Set(names.map { $0.sqliteFolded })
-        return uniqueKeys.first { Set($0.columns.map { $0.sqliteFolded }) == wanted && $0.columns.count == names.count }
+        let wanted = Set(names.map { column(named: $0)?.name ?? $0 })
+        return uniqueKeys.first { Set($0.columns) == wanted && $0.columns.count == names.count }
     }
 }

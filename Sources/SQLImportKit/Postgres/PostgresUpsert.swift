@@ -24,7 +24,7 @@ struct PostgresUpsert {
     private func inputColumns(_ key: PostgresSchema.UniqueKey) -> [String]? {
         var names: [String] = []
         for column in key.columns {
-            guard let match = columns.first(where: { $0.sqliteFolded == column.sqliteFolded }) else { return nil }
+            guard let match = columns.first(where: { $0 == column }) else { return nil }
             names.append(match)
         }
         return names
@@ -122,7 +122,7 @@ struct PostgresUpsert {
         // no row while its primary key does fails its INSERT (23505). Either failure
         // rolls the statements back, and the batch runs again with the full check, which
         // routes such records or names them as before.
-        guard let primary, policy != .ignore, columns.contains(where: { !Set((key + primary).map { $0.sqliteFolded }).contains($0.sqliteFolded) }) else {
+        guard let primary, policy != .ignore, columns.contains(where: { !Set(key + primary).contains($0) }) else {
             try applyRounds(checked: true)
             return
         }
@@ -226,8 +226,8 @@ struct PostgresUpsert {
         let records = try count(connection, "SELECT count(*) FROM \(staging) WHERE \(selected)")
         guard records > 0 else { return }
         let row = "sqlimport_row"
-        let keys = Set(keyColumns.map { $0.sqliteFolded })
-        let assigned = columns.filter { !keys.contains($0.sqliteFolded) }
+        let keys = Set(keyColumns)
+        let assigned = columns.filter { !keys.contains($0) }
         let newValue: (String) -> String = { column in
             policy == .coalesce ? "coalesce(EXCLUDED.\(q(column)), \(row).\(q(column)))" : "EXCLUDED.\(q(column))"
         }
