@@ -2254,6 +2254,15 @@ import Testing
         let mirror = try run(#"{"code":"a","ID":1,"active":true}"#, ["--table", "m", "--upsert", "code", "--delete-missing", "--max-delete", "100%"])
         #expect(mirror.status == 0, "\(mirror.stderr)")
         #expect(try PostgresServer.query(url, "SELECT * FROM m ORDER BY id") == "1|1|a|t\n")
+        // A key column named like the seen rows' CTE column (it was ambiguous, exit 64);
+        // a column named like the staging table's own is refused naming the fix (it was
+        // "column specified more than once").
+        _ = try PostgresServer.query(url, "CREATE TABLE k (sqlimport_inserted int PRIMARY KEY, v text); INSERT INTO k VALUES (1, 'o'), (2, 'o'); CREATE TABLE z (id int PRIMARY KEY, sqlimport_seq int);")
+        let inserted = try run(#"{"sqlimport_inserted":1,"v":"n"}"#, ["--table", "k", "--upsert", "sqlimport_inserted", "--delete-missing", "--max-delete", "100%"])
+        #expect(inserted.status == 0, "\(inserted.stderr)")
+        #expect(try PostgresServer.query(url, "SELECT * FROM k") == "1|n\n")
+        let staged = try run(#"{"id":1,"sqlimport_seq":5}"#, ["--table", "z"])
+        #expect(staged.status == 64 && staged.stderr.contains(#"the table's column "sqlimport_seq" has a name that sqlimport's PostgreSQL staging table uses"#), "\(staged.stderr)")
         // The key on "ID", not the primary key: the record's id is in no row.
         #expect(try run(#"{"id":2,"ID":10,"v":"y"}"#, ["--table", "u", "--upsert", "ID"]).status == 0)
         #expect(try PostgresServer.query(url, "SELECT * FROM u ORDER BY id") == "1|10|y\n")

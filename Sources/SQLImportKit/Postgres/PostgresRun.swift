@@ -971,6 +971,13 @@ final class PostgresRun {
     /// as the row it would insert has and as SQLite decides it.
     private func stagingTable(for columns: [String]) throws -> String {
         if let name = stagingOfShape[columns] { return name }
+        // The staging table's own columns: a column of the table by one of their names
+        // stopped every batch with "column specified more than once".
+        if let taken = columns.first(where: { ["sqlimport_seq", "sqlimport_route", "sqlimport_round"].contains($0) }) {
+            throw PostgresError(
+                kind: .usage,
+                message: "the table's column \(SQLIdentifier.quote(taken)) has a name that sqlimport's PostgreSQL staging table uses for itself (sqlimport_seq, sqlimport_route, sqlimport_round); rename the column (ALTER TABLE ... RENAME COLUMN) and the input's field")
+        }
         let name = "sqlimport_staging_\(stagingOfShape.count + 1)"
         var definitions = columns.map { column in "\(SQLIdentifier.quote(column)) \(schema.column(named: column)!.type)" }
         if let predicate = target?.predicate {

@@ -320,9 +320,12 @@ struct PostgresUpsert {
             // The row as the statement left it: a BEFORE UPDATE trigger that changed its
             // key left it where the record's key no longer finds it, and
             // `--delete-missing` deleted the row the record had just updated.
+            // (The CTE names its columns: a key column named sqlimport_inserted was
+            // ambiguous.)
+            let keys = seenKey.indices.map { "sqlimport_k\($0)" }
             upsert = """
-                WITH sqlimport_upserted AS (\(upsert) AS sqlimport_inserted, \(list(seenKey, prefix: "\(row).")))
-                , sqlimport_noted AS (INSERT INTO sqlimport_seen SELECT \(list(seenKey)) FROM sqlimport_upserted)
+                WITH sqlimport_upserted (sqlimport_inserted, \(keys.joined(separator: ", "))) AS (\(upsert), \(list(seenKey, prefix: "\(row).")))
+                , sqlimport_noted AS (INSERT INTO sqlimport_seen SELECT \(keys.joined(separator: ", ")) FROM sqlimport_upserted)
                 SELECT sqlimport_inserted FROM sqlimport_upserted
                 """
         }
