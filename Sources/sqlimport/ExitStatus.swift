@@ -78,7 +78,8 @@ enum ExitStatus {
             return badData
         case let error as SchemaError:
             switch error {
-            case .invalidTypeOverride, .unknownColumnInOption, .notATable, .unknownSchema, .unknownPostgresSchema, .optionForNewTable: return usage
+            case .invalidTypeOverride, .unknownColumnInOption, .ambiguousColumnInOption, .notATable, .unknownSchema, .unknownPostgresSchema, .optionForNewTable:
+                return usage
             default: return badData
             }
         case let error as MirrorError:

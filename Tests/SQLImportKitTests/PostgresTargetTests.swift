@@ -2263,6 +2263,23 @@ import Testing
         #expect(try PostgresServer.query(url, "SELECT * FROM k") == "1|n\n")
         let staged = try run(#"{"id":1,"sqlimport_seq":5}"#, ["--table", "z"])
         #expect(staged.status == 64 && staged.stderr.contains(#"the table's column "sqlimport_seq" has a name that sqlimport's PostgreSQL staging table uses"#), "\(staged.stderr)")
+        // A flag's name that matches two columns only ignoring case is refused, as a
+        // field's is (--scope Lib took "LIB" beside lib, and deleted by it); so is a column
+        // named like the staging table's own that the predicate names.
+        _ = try PostgresServer.query(url, """
+            CREATE TABLE l (k int PRIMARY KEY, "LIB" int, lib int); INSERT INTO l VALUES (1, 1, 10), (2, 1, 20), (3, 2, 10);
+            CREATE TABLE r (id serial PRIMARY KEY, k text, sqlimport_round int DEFAULT 1, v text); CREATE UNIQUE INDEX ON r (k) WHERE sqlimport_round > 0;
+            """)
+        for (flags, message) in [
+            (["--upsert", "k", "--delete-missing", "--scope", "Lib", "--max-delete", "100%"], #"--scope Lib matches columns "LIB" and "lib" of "l", which differ only in case; spell the column exactly (--scope LIB or --scope lib)"#),
+            (["--upsert", "k", "--merge", "newer:Lib"], "--merge newer:Lib matches columns"),
+        ] {
+            let refused = try run(#"{"k":1,"LIB":1,"lib":10}"#, ["--table", "l"] + flags)
+            #expect(refused.status == 64 && refused.stderr.contains(message), "\(refused.stderr)")
+        }
+        #expect(try PostgresServer.query(url, "SELECT count(*) FROM l") == "3\n")
+        let predicateColumn = try run(#"{"k":"a","v":"1"}"#, ["--table", "r", "--upsert", "k"])
+        #expect(predicateColumn.status == 64 && predicateColumn.stderr.contains(#"the table's column "sqlimport_round" has a name"#), "\(predicateColumn.stderr)")
         // The key on "ID", not the primary key: the record's id is in no row.
         #expect(try run(#"{"id":2,"ID":10,"v":"y"}"#, ["--table", "u", "--upsert", "ID"]).status == 0)
         #expect(try PostgresServer.query(url, "SELECT * FROM u ORDER BY id") == "1|10|y\n")
@@ -2275,11 +2292,14 @@ import Testing
     @Test func aSpellingANonDeterministicCollationCallsEqualIsStored() throws {
         let url = try PostgresServer.database(
             schema: Self.schemaName(#function),
-            setUp: """
+            setUp: #"""
+                CREATE EXTENSION IF NOT EXISTS citext SCHEMA public;
                 CREATE COLLATION ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
                 CREATE TABLE nd (id integer PRIMARY KEY, name text COLLATE ci, tags text[] COLLATE ci);
                 INSERT INTO nd VALUES (1, 'alice', '{a}'), (2, 'bob', '{b}'), (3, 'carol', '{c}');
-                """)
+                CREATE TABLE ct (id integer PRIMARY KEY, c public.citext COLLATE ci, a public.citext[], j json[], jb jsonb[], p public.citext);
+                INSERT INTO ct SELECT n, 'carol', '{bob}', ARRAY['{}'::json], ARRAY['{"a": 1}'::jsonb], 'dave' FROM generate_series(1, 5) AS n;
+                """#)
         let directory = TestSupport.temporaryDirectory()
         defer { TestSupport.remove(directory) }
         _ = try TestSupport.runShell(
@@ -2299,6 +2319,28 @@ import Testing
         let query = "SELECT id, name, tags FROM nd ORDER BY id"
         #expect(try PostgresServer.query(url, query) == "1|ALICE|{a}\n2|bob|{B}\n3|carol|{c}\n")
         #expect(try TestSupport.runShell("sqlite3 app.db '\(query)'", in: directory).stdout == "1|ALICE|{a}\n2|bob|{B}\n3|carol|{c}\n")
+        // One column a record: citext under that collation (citext's equality ignores
+        // case under any), arrays of citext and jsonb (their elements' equality calls
+        // other spellings equal), and citext outside the search path (`format_type`
+        // prints public.citext): updated, where they kept the old spelling; json[],
+        // which has no equality: updated, where every upsert stopped (exit 64).
+        TestSupport.write(
+            [#"{"id":1,"c":"CAROL"}"#, #"{"id":2,"a":["BOB"]}"#, #"{"id":3,"jb":[{"a":1.0}]}"#, #"{"id":4,"p":"DAVE"}"#, #"{"id":5,"j":[{"b":1}]}"#]
+                .joined(separator: "\n") + "\n",
+            to: directory.appendingPathComponent("ct.jsonl"))
+        let citext = try TestSupport.run(["ct.jsonl", "--db", url, "--table", "ct", "--upsert", "id", "--report", "r.json"], in: directory)
+        #expect(citext.status == 0, "\(citext.stderr)")
+        #expect(try Self.counts(directory.appendingPathComponent("r.json"))["updated"] == 5)
+        #expect(
+            try PostgresServer.query(url, "SELECT id, c, a, j, jb, p FROM ct ORDER BY id")
+                == #"""
+                1|CAROL|{bob}|{"{}"}|{"{\"a\": 1}"}|dave
+                2|carol|{BOB}|{"{}"}|{"{\"a\": 1}"}|dave
+                3|carol|{bob}|{"{}"}|{"{\"a\": 1.0}"}|dave
+                4|carol|{bob}|{"{}"}|{"{\"a\": 1}"}|DAVE
+                5|carol|{bob}|{"{\"b\":1}"}|{"{\"a\": 1}"}|dave
+
+                """#)
     }
 
     /// A `--scope` value is the value its column stores from the record, on both targets:

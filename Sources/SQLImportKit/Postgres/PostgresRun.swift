@@ -135,6 +135,16 @@ final class PostgresRun {
     /// The conflict target `--upsert` names, and the primary key behind a partial one.
     func resolveKeys() throws {
         try refuseRules()
+        // A flag's name that matches two columns only ignoring case names neither, as a
+        // field's does: `column(named:)` took the first ("LIB" for `--scope Lib` beside
+        // lib), and the other column's rows were deleted.
+        var named = (options.upsert ?? []).map { ("--upsert", $0) } + options.mirror.scope.map { ("--scope", $0) }
+        if case .newer(let column) = options.merge { named.append(("--merge newer:", column)) }
+        for (option, name) in named {
+            if let columns = schema.columnsDifferingOnlyInCase(from: name) {
+                throw SchemaError.ambiguousColumnInOption(option: option, name: name, table: schema.table, columns: columns)
+            }
+        }
         if let upsert = options.upsert {
             for column in upsert where schema.column(named: column) == nil {
                 throw UpsertError.unknownKeyColumn(table: schema.table, column: column)
@@ -971,15 +981,9 @@ final class PostgresRun {
     /// as the row it would insert has and as SQLite decides it.
     private func stagingTable(for columns: [String]) throws -> String {
         if let name = stagingOfShape[columns] { return name }
-        // The staging table's own columns: a column of the table by one of their names
-        // stopped every batch with "column specified more than once".
-        if let taken = columns.first(where: { ["sqlimport_seq", "sqlimport_route", "sqlimport_round"].contains($0) }) {
-            throw PostgresError(
-                kind: .usage,
-                message: "the table's column \(SQLIdentifier.quote(taken)) has a name that sqlimport's PostgreSQL staging table uses for itself (sqlimport_seq, sqlimport_route, sqlimport_round); rename the column (ALTER TABLE ... RENAME COLUMN) and the input's field")
-        }
         let name = "sqlimport_staging_\(stagingOfShape.count + 1)"
         var definitions = columns.map { column in "\(SQLIdentifier.quote(column)) \(schema.column(named: column)!.type)" }
+        var staged = columns
         if let predicate = target?.predicate {
             // The columns the predicate names that records lack: their defaults, and a
             // generated column's expression, with the columns that expression names.
@@ -988,6 +992,7 @@ final class PostgresRun {
             while let text = needed.popLast() {
                 for column in schema.columns where Self.names(text, column.name) && !added.contains(column.name) {
                     added.insert(column.name)
+                    staged.append(column.name)
                     if let expression = try schema.generationExpression(of: column.name, connection) {
                         definitions.append("\(SQLIdentifier.quote(column.name)) \(column.type) GENERATED ALWAYS AS (\(expression)) STORED")
                         needed.append(expression)
@@ -1003,6 +1008,14 @@ final class PostgresRun {
                     definitions.append("\(SQLIdentifier.quote(column.name)) \(column.type) DEFAULT \(value)")
                 }
             }
+        }
+        // The staging table's own columns: a column of the table by one of their names (a
+        // field, or a column the predicate names) stopped every batch with "column
+        // specified more than once".
+        if let taken = staged.first(where: { ["sqlimport_seq", "sqlimport_route", "sqlimport_round"].contains($0) }) {
+            throw PostgresError(
+                kind: .usage,
+                message: "the table's column \(SQLIdentifier.quote(taken)) has a name that sqlimport's PostgreSQL staging table uses for itself (sqlimport_seq, sqlimport_route, sqlimport_round); rename the column (ALTER TABLE ... RENAME COLUMN) and the input's field")
         }
         try connection.execute(
             "CREATE TEMP TABLE \(name) (sqlimport_seq bigint NOT NULL, sqlimport_route smallint NOT NULL DEFAULT 1, sqlimport_round integer NOT NULL DEFAULT 1, \(definitions.joined(separator: ", "))) ON COMMIT DROP")

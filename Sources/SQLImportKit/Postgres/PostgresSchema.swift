@@ -76,6 +76,14 @@ package struct PostgresSchema: Sendable {
 
     /// The column `name` designates, ignoring case as SQLite does (a PostgreSQL table made
     /// with unquoted names has them in lower case).
+    /// The columns `name` matches only ignoring case, when it spells none of them exactly
+    /// and matches two or more (`Lib` for `"LIB"` and `lib`); nil otherwise.
+    package func columnsDifferingOnlyInCase(from name: String) -> [String]? {
+        guard !columns.contains(where: { NameKey($0.name) == NameKey(name) }) else { return nil }
+        let folded = columns.filter { $0.name.sqliteFolded == name.sqliteFolded }.map(\.name)
+        return folded.count > 1 ? folded : nil
+    }
+
     package func column(named name: String) -> Column? {
         columns.first { NameKey($0.name) == NameKey(name) } ?? columns.first { $0.name.sqliteFolded == name.sqliteFolded }
     }

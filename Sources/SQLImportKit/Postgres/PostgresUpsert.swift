@@ -274,9 +274,11 @@ struct PostgresUpsert {
             // the record has no spelling of its own, and its value decides.)
             // And under "C" where the column's collation is non-deterministic: `ALICE` met
             // `alice` as unchanged, and the row kept the old spelling.
+            // (As text under "C" for both: citext's equality ignores case whatever its
+            // collation.)
             let comparable: (String, String) -> String = { column, value in
                 let stored = schema.column(named: column)
-                if stored?.collationIgnoresBytes == true { return "(\(value)) COLLATE \"C\"" }
+                if stored?.collationIgnoresBytes == true { return "((\(value))::text COLLATE \"C\")" }
                 return Self.comparesAsText(stored?.baseType ?? "") ? "(\(value))::text" : value
             }
             let changed = "(\(assigned.map { comparable($0, "\(row).\(q($0))") }.joined(separator: ", ")), NULL) IS DISTINCT FROM (\(assigned.map { comparable($0, newValue($0)) }.joined(separator: ", ")), NULL)"
@@ -358,9 +360,13 @@ struct PostgresUpsert {
         return (values[0], values[1], values[2])
     }
 
-    /// Types whose equality calls two different spellings equal.
+    /// Types whose equality calls two different spellings equal (or, `json`, that have
+    /// none), and arrays of them: `json[]` stopped every upsert ("could not identify an
+    /// equality operator"), and `jsonb[]` and `citext[]` kept the old spelling.
+    /// (`format_type` qualifies a type outside the search path: `public.citext`.)
     static func comparesAsText(_ type: String) -> Bool {
-        ["json", "jsonb", "citext"].contains(type)
+        let element = PostgresArrayText.elementType(of: type) ?? type
+        return ["json", "jsonb", "citext"].contains(element.split(separator: ".").last.map(String.init) ?? element)
     }
 
     /// Inserts every record with a plain `INSERT` (no conflict clause: no speculative

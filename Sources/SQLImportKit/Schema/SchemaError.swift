@@ -8,6 +8,9 @@ public enum SchemaError: Error, Sendable, CustomStringConvertible {
     case optionForNewTable(String)
     /// A field that matches several columns of a PostgreSQL table only ignoring case.
     case ambiguousField(table: String, field: String, columns: [String])
+    /// A flag's column name (`--upsert`, `--scope`, `--merge newer:`) that matches several
+    /// columns of a PostgreSQL table only ignoring case.
+    case ambiguousColumnInOption(option: String, name: String, table: String, columns: [String])
     /// Fields naming generated columns (`GENERATED ALWAYS AS`), which no statement writes.
     case generatedColumnsInInput(table: String, fields: [String])
     /// `input`: the input whose records first went to the table without the field.
@@ -51,6 +54,10 @@ public enum SchemaError: Error, Sendable, CustomStringConvertible {
             return message
         case .ambiguousField(let table, let field, let columns):
             return "field \(SQLIdentifier.quote(field)) matches columns \(columns.map(SQLIdentifier.quote).joined(separator: " and ")) of \(SQLIdentifier.quote(table)), which differ only in case; spell the field exactly as the column it is for"
+        case .ambiguousColumnInOption(let option, let name, let table, let columns):
+            // (`--merge newer:` takes the name without a space.)
+            let spelled = { (name: String) in option.hasSuffix(":") ? option + name : option + " " + name }
+            return "\(spelled(name)) matches columns \(columns.map(SQLIdentifier.quote).joined(separator: " and ")) of \(SQLIdentifier.quote(table)), which differ only in case; spell the column exactly (\(columns.map(spelled).joined(separator: " or ")))"
         case .generatedColumnsInInput(let table, let fields):
             return "\(fields.map(SQLIdentifier.quote).joined(separator: ", ")) \(fields.count == 1 ? "is a generated column" : "are generated columns") of \(SQLIdentifier.quote(table)): the database computes \(fields.count == 1 ? "it" : "them") (an expression, or an identity GENERATED ALWAYS) and cannot store a given value (an export of the table holds them); pass --ignore-unknown to drop those fields"
         case .missingRequiredColumn(let table, let column, let input):
