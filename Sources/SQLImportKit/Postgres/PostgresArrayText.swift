@@ -210,30 +210,45 @@ enum PostgresArrayText {
 }
 
 extension PostgresValueCheck {
-    /// Why an element of `text`, an array's text, cannot go into a column of `elementType`
-    /// (`PostgresArrayText.elementType`), or nil when each can: PostgreSQL reads every
-    /// element as a value of that type, and changed them without a word as it changes the
-    /// scalars `refusal(_:family:bytes:)` refuses (`{3.14159265358979}` into `real[]`
-    /// stored `{3.1415927}`, `{1.239}` into `numeric(5,2)[]` `{1.24}`).
-    static func arrayRefusal(_ text: UnsafeRawBufferPointer, elementType: String) -> String? {
-        // The elements of a `bytea[]` are PostgreSQL's bytea text, as the array is its text.
-        let family = Family(type: elementType) == .bytea ? .other : Family(type: elementType)
-        let limit = Limit(type: elementType)
-        guard family != .other || limit != .none, let elements = PostgresArrayText.elements(text) else { return nil }
-        for case let element? in elements {
-            let why: String? = (element.isEmpty ? [0] : element).withUnsafeBufferPointer { buffer in
-                let cell = Cell(kind: .text, payload: 0, length: UInt32(element.count))
-                let bytes = buffer.baseAddress!
-                if let why = refusal(cell, family: family, bytes: bytes) ?? refusal(cell, limit: limit, type: elementType, bytes: bytes) {
-                    return why
-                }
-                // A time that is not ISO 8601: only PostgreSQL's reading can say whether it
-                // has a zone or a time of day the column drops.
-                guard serverJudges(cell, limit: limit, type: elementType, bytes: bytes) != nil else { return nil }
-                return "is not written as ISO 8601, and whether this \(elementType) column would drop its \(limit == .date ? "time of day" : "time zone") only PostgreSQL's reading can say; write it as ISO 8601 (2026-11-20T10:00:00Z)"
-            }
-            if let why { return "has the element \(String(decoding: element, as: UTF8.self)), which \(why)" }
+    /// The checks of an array column's elements, read once per column from its element
+    /// type (`PostgresArrayText.elementType`), not per value.
+    struct ArrayElements {
+        let type: String
+        /// The element type's family, `bytea` included (a JSON array's strings are its
+        /// bytes: `PostgresArrayText.text(ofJSONArray:element:)`).
+        let family: Family
+        let limit: Limit
+
+        init(type: String) {
+            self.type = type
+            family = Family(type: type)
+            limit = Limit(type: type)
         }
-        return nil
+
+        /// Why an element of `text`, an array's text, cannot go into a column of the
+        /// element type, or nil when each can: PostgreSQL reads every element as a value
+        /// of that type, and changed them without a word as it changes the scalars
+        /// `refusal(_:family:bytes:)` refuses (`{3.14159265358979}` into `real[]` stored
+        /// `{3.1415927}`, `{1.239}` into `numeric(5,2)[]` `{1.24}`).
+        func refusal(_ text: UnsafeRawBufferPointer) -> String? {
+            // The elements of a `bytea[]` are PostgreSQL's bytea text, as the array is its text.
+            let checked = family == .bytea ? .other : family
+            guard checked != .other || limit != .none, let elements = PostgresArrayText.elements(text) else { return nil }
+            for case let element? in elements {
+                let why: String? = (element.isEmpty ? [0] : element).withUnsafeBufferPointer { buffer in
+                    let cell = Cell(kind: .text, payload: 0, length: UInt32(element.count))
+                    let bytes = buffer.baseAddress!
+                    if let why = PostgresValueCheck.refusal(cell, family: checked, bytes: bytes) ?? PostgresValueCheck.refusal(cell, limit: limit, type: type, bytes: bytes) {
+                        return why
+                    }
+                    // A time that is not ISO 8601: only PostgreSQL's reading can say whether
+                    // it has a zone or a time of day the column drops.
+                    guard serverJudges(cell, limit: limit, type: type, bytes: bytes) != nil else { return nil }
+                    return "is not written as ISO 8601, and whether this \(type) column would drop its \(limit == .date ? "time of day" : "time zone") only PostgreSQL's reading can say; write it as ISO 8601 (2026-11-20T10:00:00Z)"
+                }
+                if let why { return "has the element \(String(decoding: element, as: UTF8.self)), which \(why)" }
+            }
+            return nil
+        }
     }
 }

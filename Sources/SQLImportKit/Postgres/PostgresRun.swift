@@ -1049,8 +1049,7 @@ final class PostgresRun {
         let holdsInfinity = families.map { $0 == .double || $0 == .float || $0 == .numeric }
         // An array column's elements are checked as its element type's values, and a JSON
         // array is written as the array's text (`PostgresArrayText`).
-        let elementTypes = types.map(PostgresArrayText.elementType(of:))
-        let elementFamilies = elementTypes.map { $0.map(PostgresValueCheck.Family.init(type:)) ?? .other }
+        let arrayElements = types.map { PostgresArrayText.elementType(of: $0).map(PostgresValueCheck.ArrayElements.init(type:)) }
         let inferred = fields.map { inferredKinds[columnOfField[$0]!.sqliteFolded] ?? .text }
         let markersOnly = fields.map { inferredBytea.contains(columnOfField[$0]!.sqliteFolded) }
         var quoted: [UInt8] = []
@@ -1103,23 +1102,21 @@ final class PostgresRun {
                             message: "field \(SQLIdentifier.quote(fieldNames[field])) = \(value) \(why)",
                             position: batch.position(row: row, inputName: inputNames[batch.inputIndex]))
                     }
-                    if let elementType = elementTypes[position] {
+                    if let elements = arrayElements[position], cell.kind == .json || cell.kind == .text || cell.kind == .untypedText {
                         let raw = UnsafeRawBufferPointer(start: bytes + Int(cell.payload), count: Int(cell.length))
-                        let checked = cell.kind == .json || cell.kind == .text || cell.kind == .untypedText
                         // A JSON array, nested or a string's text (what SQLite stores and
-                        // exports for one).
+                        // exports for one), becomes the array's text; else the cell is it.
                         var converted: [UInt8]?
                         var why: String?
-                        if checked {
-                            do {
-                                converted = try PostgresArrayText.text(ofJSONArray: raw, element: elementFamilies[position])
-                            } catch let refusal as PostgresArrayText.Refusal {
-                                why = refusal.why
-                            }
+                        do {
+                            converted = try PostgresArrayText.text(ofJSONArray: raw, element: elements.family)
+                        } catch let refusal as PostgresArrayText.Refusal {
+                            why = refusal.why
                         }
-                        if checked, let why = why ?? converted.map({ $0.withUnsafeBytes { PostgresValueCheck.arrayRefusal($0, elementType: elementType) } })
-                            ?? PostgresValueCheck.arrayRefusal(raw, elementType: elementType)
-                        {
+                        if why == nil {
+                            if let converted { why = converted.withUnsafeBytes(elements.refusal) } else { why = elements.refusal(raw) }
+                        }
+                        if let why {
                             throw PostgresError(
                                 kind: .data,
                                 message: "field \(SQLIdentifier.quote(fieldNames[field])) = \(batch.text(cell)) \(why)",

@@ -272,10 +272,9 @@ struct PostgresUpsert {
             // {"a": 1.0} = {"a": 1} and `citext` Bob = bob, where the record's text is kept
             // as written. (Not `numeric` or floats: a JSON number is read as a double, so
             // the record has no spelling of its own, and its value decides.)
-            // And under "C" where the column's collation is non-deterministic: `ALICE` met
-            // `alice` as unchanged, and the row kept the old spelling.
-            // (As text under "C" for both: citext's equality ignores case whatever its
-            // collation.)
+            // And as text under "C" where the column's collation is non-deterministic:
+            // `ALICE` met `alice` as unchanged, and the row kept the old spelling (text,
+            // for citext's equality ignores case under any collation).
             let comparable: (String, String) -> String = { column, value in
                 let stored = schema.column(named: column)
                 if stored?.collationIgnoresBytes == true { return "((\(value))::text COLLATE \"C\")" }

@@ -16,7 +16,7 @@ enum PostgresValueCheck {
     enum Family {
         case double, float, integer, numeric, bytea, other
 
-        /// (An array type is `.other`: its elements are checked by `arrayRefusal`.)
+        /// (An array type is `.other`: its elements are checked by `ArrayElements`.)
         init(type: String) {
             switch type {
             case "double precision": self = .double
@@ -202,7 +202,7 @@ extension PostgresValueCheck {
                 }
             }
             if type.hasSuffix("[]") {
-                // An array type: its elements are checked by `arrayRefusal`.
+                // An array type: its elements are checked by `ArrayElements`.
                 self = .none
             } else if let numbers = modifiers(after: "numeric"), numbers.count == 2 {
                 self = .scale(numbers[1])
