@@ -694,6 +694,36 @@ import Testing
         #expect(try PostgresServer.query(url, "SELECT count(*) FROM c") == "2\n")
     }
 
+    /// An array of a domain is checked as an array of the domain's type: `{1.239}` into
+    /// `cents[]` (a domain over `numeric(5,2)`) was stored `{1.24}` without a word, and
+    /// `ALICE` into `email[]` (over `citext`) kept the stored `{alice}`.
+    @Test func anArrayOfADomainIsCheckedAsAnArrayOfItsType() throws {
+        let url = try PostgresServer.database(
+            schema: Self.schemaName(#function),
+            setUp: """
+                CREATE EXTENSION IF NOT EXISTS citext SCHEMA public;
+                CREATE DOMAIN cents AS numeric(5,2);
+                CREATE DOMAIN small AS cents CHECK (VALUE < 100);
+                CREATE DOMAIN email AS public.citext;
+                CREATE TABLE a (id text PRIMARY KEY, n cents[], s small[], e email[]);
+                INSERT INTO a VALUES ('x', NULL, NULL, '{alice}');
+                """)
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let lines = [
+            #"{"id":"a","n":"{1.239}"}"#, #"{"id":"b","n":[1.5,1.239]}"#, #"{"id":"c","s":[99.999]}"#,
+            #"{"id":"d","n":[1.25],"s":"{2.5}"}"#, #"{"id":"x","e":["ALICE"]}"#,
+        ]
+        TestSupport.write(lines.joined(separator: "\n") + "\n", to: directory.appendingPathComponent("a.jsonl"))
+        let result = try TestSupport.run(["a.jsonl", "--db", url, "--table", "a", "--upsert", "id", "--on-error", "skip", "--rejects", "a.rejects.jsonl"], in: directory)
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(try Self.rejectedLines(directory.appendingPathComponent("a.rejects.jsonl")) == [1, 2, 3])
+        let rejects = try String(contentsOf: directory.appendingPathComponent("a.rejects.jsonl"), encoding: .utf8)
+        #expect(rejects.contains("has the element 1.239, which has 3 decimal places"), "\(rejects)")
+        #expect(rejects.contains("has the element 99.999, which has 3 decimal places"), "\(rejects)")
+        #expect(try PostgresServer.query(url, "SELECT id, n, s, e FROM a ORDER BY id") == "d|{1.25}|{2.50}|\nx|||{ALICE}\n")
+    }
+
     @Test func aRecordMergingTwoIdentitiesIsRefusedAsOnSQLite() throws {
         let url = try PostgresServer.database(schema: Self.schemaName(#function), setUp: Self.itemsSchema)
         let directory = TestSupport.temporaryDirectory()

@@ -5,8 +5,9 @@ package struct PostgresSchema: Sendable {
         package var name: String
         /// `format_type`: `bigint`, `text`, `numeric(10,2)`, `jsonb`, ...
         package var type: String
-        /// The type under a domain, through domains over domains (`type` for any other):
-        /// what a value becomes, and so what `PostgresValueCheck` judges it by.
+        /// The type under a domain, through domains over domains (`type` for any other),
+        /// and an array's of the type under its element's domain (`numeric(5,2)[]` for
+        /// `money2[]`): what a value becomes, and so what `PostgresValueCheck` judges it by.
         package var baseType = ""
         package var notNull: Bool
         package var hasDefault: Bool
@@ -173,7 +174,14 @@ package struct PostgresSchema: Sendable {
               WITH RECURSIVE b (typ, mod) AS (
                 SELECT a.atttypid, a.atttypmod
                 UNION ALL SELECT t.typbasetype, t.typtypmod FROM b JOIN pg_type t ON t.oid = b.typ WHERE t.typtype = 'd')
-              SELECT format_type(b.typ, b.mod) AS type FROM b JOIN pg_type t ON t.oid = b.typ WHERE t.typtype <> 'd') AS base ON true
+              SELECT b.typ, b.mod, format_type(b.typ, b.mod) AS type FROM b JOIN pg_type t ON t.oid = b.typ WHERE t.typtype <> 'd') AS base0 ON true
+            LEFT JOIN LATERAL (
+              WITH RECURSIVE e (typ, mod) AS (
+                SELECT t.typelem, base0.mod FROM pg_type t JOIN pg_type d ON d.oid = t.typelem
+                WHERE t.oid = base0.typ AND t.typcategory = 'A' AND d.typtype = 'd'
+                UNION ALL SELECT t.typbasetype, t.typtypmod FROM e JOIN pg_type t ON t.oid = e.typ WHERE t.typtype = 'd')
+              SELECT coalesce((SELECT format_type(e.typ, e.mod) || '[]' FROM e JOIN pg_type t ON t.oid = e.typ WHERE t.typtype <> 'd'),
+                              base0.type) AS type) AS base ON true
             WHERE attrelid = $1::oid AND attnum > 0 AND NOT attisdropped ORDER BY attnum
             """, [oid]
         ).map {
