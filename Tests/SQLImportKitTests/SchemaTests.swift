@@ -314,6 +314,16 @@ import Testing
         #expect(PartialPredicateFilter.nullTest(in: "deletedAt IS NULL OR x = 1") == nil)
     }
 
+    /// A predicate's qualifiers that name the table name an alias instead, in any case
+    /// and quoting; strings, comments, other names and schema-qualified ones are kept.
+    @Test func aPredicateQualifiedWithTheTableNamesTheAlias() {
+        func requalified(_ sql: String) -> String { SQLText.requalifying(sql, table: "excluded", as: "sqlimport_row") }
+        #expect(requalified("excluded.deleted IS NULL AND \"Excluded\" . \"x\" > 0") == "sqlimport_row.deleted IS NULL AND sqlimport_row . \"x\" > 0")
+        #expect(requalified("[EXCLUDED].a = `excluded`.b AND \"ex\"\"cluded\".c") == "sqlimport_row.a = sqlimport_row.b AND \"ex\"\"cluded\".c")
+        #expect(requalified("a = 'excluded.b' /* excluded.c */ AND excluded_x.d AND main.excluded.e AND excluded = 1")
+            == "a = 'excluded.b' /* excluded.c */ AND excluded_x.d AND main.excluded.e AND excluded = 1")
+    }
+
     /// The conflict clauses a table declares, read past quotes, comments, sort orders and
     /// column lists, each with the constraint it belongs to.
     @Test func declaredConflictClausesAreReadWithTheirConstraints() {

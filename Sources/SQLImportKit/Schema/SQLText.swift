@@ -14,6 +14,53 @@ enum SQLText {
         return clause
     }
 
+    /// `expression` with each qualifier that names `table` (`excluded.deleted`,
+    /// `"Excluded".deleted`, any case, any quoting) naming `alias` instead, as a statement
+    /// that gives the table an alias must: the table's own name no longer resolves there.
+    /// String literals and comments are kept as they are; a qualifier after a schema
+    /// (`main.excluded.deleted`) is kept too.
+    static func requalifying(_ expression: String, table: String, as alias: String) -> String {
+        let bytes = Array(expression.utf8)
+        let folded = table.sqliteFolded
+        var result: [UInt8] = []
+        var copied = 0
+        var index = 0
+        var previousCode: UInt8?
+        while index < bytes.count {
+            let start = index
+            var name: String?
+            if let skipped = skipQuotedOrComment(bytes, at: index) {
+                index = skipped.end
+                let opening = bytes[start]
+                guard skipped.isQuoted, opening != UInt8(ascii: "'"), index - start >= 2 else { continue }
+                let closing = opening == UInt8(ascii: "[") ? UInt8(ascii: "]") : opening
+                var unquoted: [UInt8] = []
+                var at = start + 1
+                while at < index - 1 {
+                    unquoted.append(bytes[at])
+                    at += bytes[at] == closing && closing != UInt8(ascii: "]") ? 2 : 1
+                }
+                name = String(decoding: unquoted, as: UTF8.self)
+            } else if isIdentifierByte(bytes[index]) {
+                while index < bytes.count, isIdentifierByte(bytes[index]) { index += 1 }
+                name = String(decoding: bytes[start ..< index], as: UTF8.self)
+            } else {
+                if !(bytes[index] == 0x20 || (0x09 ... 0x0D).contains(bytes[index])) { previousCode = bytes[index] }
+                index += 1
+                continue
+            }
+            defer { previousCode = bytes[index - 1] }
+            guard let name, name.sqliteFolded == folded, previousCode != UInt8(ascii: ".") else { continue }
+            let next = skipSpace(bytes, from: index, to: bytes.count)
+            guard next < bytes.count, bytes[next] == UInt8(ascii: ".") else { continue }
+            result += bytes[copied ..< start]
+            result += Array(alias.utf8)
+            copied = index
+        }
+        result += bytes[copied...]
+        return String(decoding: result, as: UTF8.self)
+    }
+
     /// The conflict clauses of a `CREATE TABLE` statement's constraints, in order:
     /// `UNIQUE ON CONFLICT REPLACE`, `PRIMARY KEY (a, b) ON CONFLICT ROLLBACK`, `NOT NULL
     /// ON CONFLICT REPLACE`. String literals, quoted identifiers and comments are skipped.

@@ -61,6 +61,10 @@ package struct UpsertStatement: Sendable {
     /// of such a table was ever updated. (Only then: an alias hides the table's name,
     /// which an index's predicate may use, `WHERE t.deleted IS NULL`.)
     let storedRow: String
+    /// The target's partial-index predicate as the statement must write it: its own text,
+    /// or, under the alias `storedRow`, with the table's name as a qualifier replaced by
+    /// the alias (`excluded.deleted IS NULL` stopped every record: "no such column").
+    let targetPredicate: String?
 
     /// The SQL function the `DO UPDATE ... WHERE` calls: `sqlimport_outcome(isNewer,
     /// isChanged, rowid)`, or, in a guarded statement, `sqlimport_outcome(isNewer,
@@ -87,6 +91,9 @@ package struct UpsertStatement: Sendable {
         self.typelessColumns = typelessColumns
         let storedRow = table.sqliteFolded == "excluded".sqliteFolded ? "sqlimport_row" : SQLIdentifier.quote(table)
         self.storedRow = storedRow
+        targetPredicate = target?.predicate.map {
+            storedRow == SQLIdentifier.quote(table) ? $0 : SQLText.requalifying($0, table: table, as: storedRow)
+        }
         rowidExpression = rowidName.map { "\(storedRow).\($0)" } ?? "NULL"
         if let target {
             let protected = Set((target.columns + (target.fallbackKey ?? [])).map { $0.sqliteFolded })
@@ -130,7 +137,7 @@ package struct UpsertStatement: Sendable {
         }
         guard let target else { return sql }
         let targetClause = "ON CONFLICT (\(SQLIdentifier.quoteList(target.columns)))"
-            + (target.predicate.map { " WHERE \($0)" } ?? "") + " " + action(for: .target)
+            + (targetPredicate.map { " WHERE \($0)" } ?? "") + " " + action(for: .target)
         guard let key = target.fallbackKey else { return sql + "\n" + targetClause }
         let keyClause = "ON CONFLICT (\(SQLIdentifier.quoteList(key))) " + action(for: reordersKeyClauses ? .keyFirst : .key)
         return sql + "\n" + (reordersKeyClauses ? keyClause + "\n" + targetClause : targetClause + "\n" + keyClause)
@@ -215,7 +222,7 @@ package struct UpsertStatement: Sendable {
     /// other, a row outside the predicate always goes to the fallback.
     private func isTheTargetsRow(_ key: [String]) -> String {
         let same = sameValues(key, as: key.map { "excluded.\(SQLIdentifier.quote($0))" })
-        guard let predicate = target?.predicate else { return same }
+        guard let predicate = targetPredicate else { return same }
         let recordOutside = NullTestPredicate(predicate).map { parsed in
             "NOT (" + parsed.tests.map { "excluded.\(SQLIdentifier.quote($0.column)) IS \($0.isNull ? "" : "NOT ")NULL" }.joined(separator: " AND ") + ")"
         } ?? "0"
