@@ -16,6 +16,11 @@ enum PostgresArrayText {
         return String(element)
     }
 
+    /// The text of a `text[]` holding `texts`, each quoted (a parameter's value).
+    static func literal(_ texts: some Sequence<String>) -> String {
+        "{" + texts.map { "\"" + $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\"" }.joined(separator: ",") + "}"
+    }
+
     /// The elements of an array's text in order, nil standing for `NULL`; nil when the
     /// text is no array PostgreSQL reads (it then refuses the value itself).
     static func elements(_ text: UnsafeRawBufferPointer) -> [[UInt8]?]? {

@@ -908,12 +908,9 @@ final class PostgresRun {
               RETURN false;
             END $$
             """)
-        func array(_ texts: [String]) -> String {
-            "{" + texts.map { "\"" + $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\"" }.joined(separator: ",") + "}"
-        }
         let found = try connection.query(
             "SELECT i - 1 FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS u(v, k, i) WHERE pg_temp.sqlimport_drops(v, k)",
-            [array(values.map(\.text)), array(values.map(\.kind))])
+            [PostgresArrayText.literal(values.map(\.text)), PostgresArrayText.literal(values.map(\.kind))])
         return Set(found.compactMap { $0[0].flatMap { Int($0) } })
     }
 
