@@ -96,15 +96,32 @@ enum ReportWriter {
 
     /// Fails now, before anything is written to the database, when the report could not
     /// be written at the end: its folder is missing or not writable.
+    /// (Under a fresh name, as the report is written: a fixed `report.json.tmp` was
+    /// truncated and removed whatever it was, a database or a link's target.)
     static func checkWritable(_ destination: String) throws {
         guard destination != "-", specialFile(destination) == nil else { return }
-        let temporary = resolvedLink(destination) + ".tmp"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        let (temporary, descriptor) = createTemporary(next: resolvedLink(destination))
         guard descriptor >= 0 else {
             throw OutputError.cannotCreate(path: destination, reason: "the report (--report): \(String(cString: strerror(errno)))")
         }
         close(descriptor)
         unlink(temporary)
+        TemporaryFiles.shared.unregister(temporary)
+    }
+
+    /// Creates a new file beside `destination` under a name no other file has
+    /// (`TemporaryFiles.sibling`, `O_EXCL`: never an existing file, never through a
+    /// link), registered for removal on a signal; the descriptor is -1 on failure.
+    private static func createTemporary(next destination: String) -> (path: String, descriptor: Int32) {
+        let temporary = TemporaryFiles.sibling(of: destination, purpose: "report")
+        TemporaryFiles.shared.register(temporary)
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        if descriptor < 0 {
+            let code = errno
+            TemporaryFiles.shared.unregister(temporary)
+            errno = code
+        }
+        return (temporary, descriptor)
     }
 
     private static func emit(_ report: Report, to destination: String) throws {
@@ -140,22 +157,31 @@ enum ReportWriter {
             // report. (FileManager.replaceItemAt fails on Linux when the file is new.) A
             // symbolic link is followed: the file it names is replaced, not the link.
             let destination = resolvedLink(destination)
-            let temporary = destination + ".tmp"
             // A report that cannot be written takes the previous run's away (an unlink
             // needs no free space): a report left standing would describe another run.
-            do {
-                try data.write(to: URL(fileURLWithPath: temporary))
-            } catch {
-                try? FileManager.default.removeItem(atPath: temporary)
+            func fail(_ reason: String, removing temporary: String?) -> OutputError {
+                if let temporary {
+                    unlink(temporary)
+                    TemporaryFiles.shared.unregister(temporary)
+                }
                 unlink(destination)
-                throw OutputError.writeFailed(path: destination, reason: "the report (--report): \(error.localizedDescription); the previous report was removed")
+                return OutputError.writeFailed(path: destination, reason: "the report (--report): \(reason); the previous report was removed")
             }
-            guard rename(temporary, destination) == 0 else {
-                let reason = String(cString: strerror(errno))
-                try? FileManager.default.removeItem(atPath: temporary)
-                unlink(destination)
-                throw OutputError.writeFailed(path: destination, reason: "the report (--report): \(reason); the previous report was removed")
+            let (temporary, descriptor) = createTemporary(next: destination)
+            guard descriptor >= 0 else { throw fail(String(cString: strerror(errno)), removing: nil) }
+            var written = 0
+            data.withUnsafeBytes { bytes in
+                while written < bytes.count {
+                    let count = Foundation.write(descriptor, bytes.baseAddress! + written, bytes.count - written)
+                    if count < 0 && errno == EINTR { continue }
+                    guard count > 0 else { return }
+                    written += count
+                }
             }
+            let failure = written < data.count || fsync(descriptor) != 0 ? String(cString: strerror(errno)) : nil
+            if close(descriptor) != 0 || failure != nil { throw fail(failure ?? String(cString: strerror(errno)), removing: temporary) }
+            guard rename(temporary, destination) == 0 else { throw fail(String(cString: strerror(errno)), removing: temporary) }
+            TemporaryFiles.shared.unregister(temporary)
         }
     }
 }

@@ -651,6 +651,32 @@ import Testing
         #expect(try workspace.integrity() == "ok")
     }
 
+    /// The report is written under a fresh name beside it, never under a fixed one: a
+    /// run with `--report app.db` truncated and removed `app.db.tmp` (here the
+    /// database, exit 0), and `report.json.tmp` as a link emptied the file it named.
+    @Test func theReportsTemporaryFileNeverTouchesAnExistingFile() throws {
+        let workspace = try Workspace()
+        defer { workspace.cleanUp() }
+        let input = workspace.file("in.jsonl", Self.itemsJSONL(20))
+        let victim = workspace.file("victim.txt", "keep me\n")
+        try FileManager.default.createSymbolicLink(atPath: workspace.directory.appendingPathComponent("report.json.tmp").path, withDestinationPath: "victim.txt")
+        let other = workspace.file("other.json.tmp", "also kept\n")
+        let live = workspace.directory.appendingPathComponent("live.db.tmp").path
+        try TestSupport.createDatabase(live, schema: CronRunTests.schema)
+        try DatabaseQueue(path: live).write { try $0.execute(sql: "INSERT INTO items (id, libraryID, remoteID, updatedAt) VALUES ('precious', 9, 'p', '2026')") }
+        for (database, report) in [(workspace.database, "report.json"), (workspace.database, "other.json"), (live, "live.db")] {
+            let run = try TestSupport.run([input, "--db", database, "--table", "items", "--upsert", "id", "--report", report], in: workspace.directory)
+            #expect(run.status == 0, "\(report): \(run.stderr)")
+            let written = try JSONSerialization.jsonObject(with: Data(contentsOf: workspace.directory.appendingPathComponent(report))) as! [String: Any]
+            #expect(written["exitCode"] as? Int == 0, "\(report)")
+        }
+        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "keep me\n")
+        #expect(try String(contentsOfFile: other, encoding: .utf8) == "also kept\n")
+        #expect(try DatabaseQueue(path: live).read { try Int.fetchOne($0, sql: "SELECT count(*) FROM items WHERE id = 'precious' OR libraryID < 9") } == 21)
+        let left = try FileManager.default.contentsOfDirectory(atPath: workspace.directory.path).filter { $0.contains(".report-") }
+        #expect(left.isEmpty, "\(left)")
+    }
+
     @Test func maxErrorsAbortsAndRollsBack() throws {
         let workspace = try Workspace()
         defer { workspace.cleanUp() }
