@@ -105,6 +105,39 @@ import Testing
         #expect(againCounts["deleted"] == 0 && againCounts["updated"] == 0 && againCounts["inserted"] == 0)
     }
 
+    /// An input that another program truncates while it is read (an export rewritten in
+    /// place) ended early without a word: exit 0, and `--delete-missing` deleted the rows
+    /// of the records the file no longer held (helper-77). A regular file must end no
+    /// sooner than its size when it was opened: the run stops, rolled back.
+    @Test func anInputTruncatedWhileItIsReadStopsTheRunAndDeletesNothing() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let records = (0 ..< 200_000).map { #"{"id":"\#($0)","v":\#($0)}"# }.joined(separator: "\n") + "\n"
+        let input = TestSupport.write(records, to: directory.appendingPathComponent("items.jsonl"))
+        let database = directory.appendingPathComponent("app.db").path
+        _ = try TestSupport.runImport([input], database: database) { $0.table = "items"; $0.upsert = ["id"] }
+        var options = ImportOptions(inputs: [input], databasePath: database)
+        options.table = "items"
+        options.upsert = ["id"]
+        options.mirror.deleteMissing = true
+        options.mirror.maxDelete = .percent(100)
+        var truncated = false
+        // At a line's end, halfway: what is left reads as whole records.
+        let bytes = Array(records.utf8)
+        let cut = bytes[(bytes.count / 2)...].firstIndex(of: 0x0A)! + 1
+        // The reader runs at most a few batches ahead of the writer, whose first batch
+        // reports progress: the file is cut long before the reader reaches its end.
+        #expect {
+            try Importer(options: options).run { _ in
+                if !truncated { truncated = truncate(input, cut) == 0 }
+            }
+        } throws: { error in
+            "\(error)".contains("items.jsonl: the file ended after ") && "\(error)".contains("truncated or rewrote it while it was read")
+        }
+        #expect(truncated)
+        #expect(try DatabaseQueue(path: database).read { try Int.fetchOne($0, sql: "SELECT count(*) FROM items") } == 200_000)
+    }
+
     /// A scope field no record of the first batch has: the message says so (it said the
     /// input had no such field, which a later record may have), on both targets' path.
     @Test func aScopeFieldTheFirstRecordsLackIsNamedAsSuch() throws {

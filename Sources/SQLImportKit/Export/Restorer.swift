@@ -79,7 +79,7 @@ public final class Restorer {
                 switch error {
                 case .corruptCompressedStream, .truncatedCompressedStream, .decompressionBombGuard, .zstdWindowTooLarge:
                     throw SnapshotError.damaged(snapshot: options.snapshotPath, reason: Self.reason(error))
-                case .notFound, .unreadable, .undecodable, .unsupportedEncoding, .notAnInput, .snapshotIsAFolder:
+                case .notFound, .unreadable, .undecodable, .unsupportedEncoding, .notAnInput, .snapshotIsAFolder, .shrankWhileRead:
                     throw error
                 }
             }

@@ -21,6 +21,10 @@ package final class FileDescriptorSource: ByteSource {
     let name: String
     let ownsDescriptor: Bool
     package private(set) var rawBytesConsumed: Int64 = 0
+    /// A regular file's size when it was opened: its end must come no sooner. (A file
+    /// truncated while it was read ended early without a word, and `--delete-missing`
+    /// deleted the rows of the records it no longer held.)
+    let sizeAtOpen: Int64?
 
     /// Opens `path`, or standard input when `path` is `-`.
     package init(path: String) throws(InputError) {
@@ -28,6 +32,7 @@ package final class FileDescriptorSource: ByteSource {
         if path == "-" {
             descriptor = STDIN_FILENO
             ownsDescriptor = false
+            sizeAtOpen = nil
             return
         }
         let fd = open(path, O_RDONLY | O_CLOEXEC)
@@ -43,6 +48,7 @@ package final class FileDescriptorSource: ByteSource {
         }
         descriptor = fd
         ownsDescriptor = true
+        sizeAtOpen = (info.st_mode & S_IFMT) == S_IFREG ? Int64(info.st_size) : nil
     }
 
     deinit {
@@ -54,6 +60,9 @@ package final class FileDescriptorSource: ByteSource {
             let count = Glibc.read(descriptor, buffer.baseAddress, buffer.count)
             if count >= 0 {
                 rawBytesConsumed += Int64(count)
+                if count == 0, buffer.count > 0, let sizeAtOpen, rawBytesConsumed < sizeAtOpen {
+                    throw .shrankWhileRead(path: name, read: rawBytesConsumed, size: sizeAtOpen)
+                }
                 return count
             }
             if errno == EINTR { continue }

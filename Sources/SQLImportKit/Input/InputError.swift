@@ -15,6 +15,9 @@ public enum InputError: Error, Equatable, CustomStringConvertible {
     case notAnInput(path: String, kind: ForeignFile)
     /// `restore` was given a folder.
     case snapshotIsAFolder(path: String)
+    /// A regular file ended before the size it had when it was opened: another program
+    /// truncated or rewrote it while it was read.
+    case shrankWhileRead(path: String, read: Int64, size: Int64)
 
     /// The reason `unreadable` gives for a directory.
     static let directoryReason = "it is a directory"
@@ -44,6 +47,8 @@ public enum InputError: Error, Equatable, CustomStringConvertible {
         case .snapshotIsAFolder(let path):
             let folder = path.hasSuffix("/") ? String(path.dropLast()) : path
             return "\(path) is a folder, not a snapshot; pass the snapshot file in it (e.g. \(folder)/app.sqlite.zst)"
+        case .shrankWhileRead(let path, let read, let size):
+            return "\(path): the file ended after \(read) of the \(size) bytes it held when it was opened: another program truncated or rewrote it while it was read, and the records past that point were never seen; nothing from this input was committed. Have the program that writes it write another name and rename it into place when complete (mv), then run again"
         case .decompressionBombGuard(let input, let limit):
             return "\(input): expands beyond \(limit) bytes without a record boundary; refusing it"
         }
