@@ -188,6 +188,12 @@ import Testing
         #expect(run.status == 74, "\(run.stderr)")
         #expect(run.stderr.contains("rejects.jsonl") && run.stderr.contains("--rejects") && run.stderr.contains("File too large"), "\(run.stderr)")
         #expect(!run.stderr.contains("NSCocoaErrorDomain"), "\(run.stderr)")
+        // The lines written before are whole: the cut-off last one is taken back.
+        let kept = try String(contentsOf: work.directory.appendingPathComponent("rejects.jsonl"), encoding: .utf8)
+        #expect(kept.hasSuffix("\n") && kept.count > 1000, "\(kept.suffix(80))")
+        for line in kept.split(separator: "\n") {
+            #expect((try? JSONSerialization.jsonObject(with: Data(line.utf8))) != nil, "\(line.suffix(80))")
+        }
     }
 
     @Test func closedOrBrokenStandardStreamsKeepTheRunsExitCode() throws {

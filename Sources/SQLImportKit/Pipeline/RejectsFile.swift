@@ -78,7 +78,9 @@ final class RejectsFile {
     /// True when `init(path:keeping:)` kept the interrupted run's lines.
     private(set) var keptLines = false
 
-    /// Appends `record`; a write that fails (a full disk) is an I/O error naming the file.
+    /// Appends `record`; a write that fails (a full disk) is an I/O error naming the file,
+    /// and the part of the line it wrote is taken back, so that every line left is whole
+    /// JSON (a reader of the file stopped at the cut-off last one).
     func append(_ record: RejectedRecord) throws {
         var data = try encoder.encode(record)
         data.append(0x0A)
@@ -89,7 +91,10 @@ final class RejectsFile {
                 let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
                 if written < 0 && errno == EINTR { continue }
                 guard written > 0 else {
-                    throw OutputError.appendFailed(path: path, reason: "the rejects file (--rejects): \(String(cString: strerror(errno)))")
+                    let reason = String(cString: strerror(errno))
+                    // (A FIFO or device cannot be truncated, and has no line to take back.)
+                    if offset > 0 { _ = ftruncate(descriptor, off_t(length)) }
+                    throw OutputError.appendFailed(path: path, reason: "the rejects file (--rejects): \(reason)")
                 }
                 offset += written
             }
