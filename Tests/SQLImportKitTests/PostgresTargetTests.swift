@@ -276,6 +276,30 @@ import Testing
         #expect(try PostgresServer.query(url, "SELECT count(*) FROM ev") == "4\n")
     }
 
+    /// A date given to a `time` or `timetz` column was dropped without a word: two
+    /// records of other days at one time became one row, "1 inserted · 1 updated"
+    /// (helper-78). Refused, as a time of day given to a `date` is, from JSON and CSV.
+    @Test func aDateTheTimeColumnWouldDropIsRefused() throws {
+        let url = try PostgresServer.database(schema: Self.schemaName(#function), setUp: "CREATE TABLE tk (t time PRIMARY KEY, v int, z timetz(0));")
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        TestSupport.write(
+            [#"{"t":"2026-03-08 10:00:00","v":1}"#, #"{"t":"2026-03-09T10:00:00","v":2}"#, #"{"t":"11:00","v":3,"z":"2026-03-08 10:00:00+05"}"#,
+             #"{"t":"12:00:00","v":4,"z":"10:00:00+05"}"#, #"{"t":"allballs","v":5}"#].joined(separator: "\n") + "\n",
+            to: directory.appendingPathComponent("tk.jsonl"))
+        TestSupport.write("t,v\n2026-03-10 13:00:00,6\n14:00,7\n", to: directory.appendingPathComponent("tk.csv"))
+        for input in ["tk.jsonl", "tk.csv"] {
+            let run = try TestSupport.run([input, "--db", url, "--table", "tk", "--upsert", "t", "--on-error", "skip", "--rejects", "bad.jsonl"], in: directory)
+            #expect(run.status == 2, "\(run.stderr)")
+            let rejects = try String(contentsOf: directory.appendingPathComponent("bad.jsonl"), encoding: .utf8)
+            #expect(rejects.contains(#"has a date, which this time without time zone column would drop (times of other days would become one); give the time alone in the input, or declare the column timestamp"#), "\(rejects)")
+            #expect(rejects.split(separator: "\n").count == (input == "tk.csv" ? 1 : 3), "\(rejects)")
+        }
+        let rejects = try String(contentsOf: directory.appendingPathComponent("bad.jsonl"), encoding: .utf8)
+        #expect(rejects.contains("tk.csv:2"), "\(rejects)")
+        #expect(try PostgresServer.query(url, "SELECT t, v, z FROM tk ORDER BY t") == "00:00:00|5|\n12:00:00|4|10:00:00+05\n14:00:00|7|\n")
+    }
+
     /// A field for an identity GENERATED ALWAYS or a generated column is refused before
     /// any record, naming it and --ignore-unknown, as SQLite's generated columns are (the
     /// server refused the first record that gave it: exit 64, no line, and under

@@ -898,6 +898,12 @@ final class PostgresRun {
             CREATE OR REPLACE FUNCTION pg_temp.sqlimport_drops(v text, k text) RETURNS boolean LANGUAGE plpgsql STABLE SET TimeZone = 'UTC' AS $$
             BEGIN
               IF k = 'time' THEN
+                BEGIN
+                  -- A date in it (a time alone is no timestamp): the column would drop it.
+                  PERFORM v::timestamp;
+                  RETURN true;
+                EXCEPTION WHEN others THEN
+                END;
                 RETURN (v::timetz AT TIME ZONE 'UTC')::time <> v::time;
               END IF;
               IF v::timestamptz <> v::timestamp AT TIME ZONE 'UTC' THEN

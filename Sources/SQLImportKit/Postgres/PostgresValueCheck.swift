@@ -257,10 +257,19 @@ extension PostgresValueCheck {
                 if let digits = fractionalSecondDigits(text), digits > precision {
                     return "has fractional seconds to \(digits) digits, and this \(type) column would round them to \(precision); round them in the input, or give the column more precision"
                 }
+                // A date given to a `time`: two times of other days would become one.
+                if type.hasPrefix("time ") || type.hasPrefix("time("), startsWithDate(text) {
+                    return "has a date, which this \(type) column would drop (times of other days would become one); give the time alone in the input, or declare the column timestamp"
+                }
                 guard !keepsZone else { return nil }
                 switch classifyTime(text, dateColumn: false) {
                 case .dropsZone(let zone): return zoneDropped(zone, type: type)
-                case .undecided: return droppedByServer ? zoneDropped(nil, type: type) : nil
+                case .undecided:
+                    guard droppedByServer else { return nil }
+                    if type.hasPrefix("time ") || type.hasPrefix("time(") {
+                        return "has a date or a time zone other than UTC (as PostgreSQL reads it), which this \(type) column would drop; give the time alone, in UTC, in the input, or declare the column timestamp with time zone"
+                    }
+                    return zoneDropped(nil, type: type)
                 default: return nil
                 }
             }
@@ -274,6 +283,14 @@ extension PostgresValueCheck {
                 }
             }
         }
+    }
+
+    /// Whether `text` begins, past spaces, with an ISO 8601 date (`2026-03-08`).
+    static func startsWithDate(_ text: UnsafeRawBufferPointer) -> Bool {
+        var i = 0
+        while i < text.count, text[i] == 0x20 { i += 1 }
+        guard text.count - i >= 10 else { return false }
+        return (0 ..< 10).allSatisfy { k in k == 4 || k == 7 ? text[i + k] == UInt8(ascii: "-") : text[i + k] &- UInt8(ascii: "0") < 10 }
     }
 
     static func zoneDropped(_ zone: String?, type: String) -> String {
