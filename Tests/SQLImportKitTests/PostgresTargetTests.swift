@@ -586,6 +586,19 @@ import Testing
         #expect(try PostgresServer.query(url, "SELECT count(*) FROM t") == "1\n")
     }
 
+    /// A NUL in a value bound for a date or time column that drops a zone or a time of
+    /// day was "malformed array literal", naming no field (helper-78): the query that
+    /// judges such spellings cut its parameter at the NUL. It is refused as a NUL.
+    @Test(arguments: ["date", "time", "timestamp", "timestamp(3)"])
+    func aNULInADateOrTimeIsRefusedAsANUL(_ type: String) throws {
+        let url = try PostgresServer.database(schema: Self.schemaName("nulIn\(type.filter(\.isLetter))\(type.count)"), setUp: "CREATE TABLE nt (id int PRIMARY KEY, c \(type));")
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        TestSupport.write(#"{"id":1,"c":"a\u0000b"}"# + "\n", to: directory.appendingPathComponent("nt.jsonl"))
+        let run = try TestSupport.run(["nt.jsonl", "--db", url, "--table", "nt", "--upsert", "id"], in: directory)
+        #expect(run.status == 65 && run.stderr.contains(#"nt.jsonl:1 (byte 0): PostgreSQL refused the record: field "c" holds a NUL character"#), "\(run.stderr)")
+    }
+
     @Test func aValueTheColumnRefusesNamesTheLineAndTheFieldAndCommitsNothing() throws {
         let url = try PostgresServer.database(schema: Self.schemaName(#function), setUp: Self.itemsSchema)
         let directory = TestSupport.temporaryDirectory()

@@ -321,7 +321,10 @@ extension PostgresValueCheck {
         default: return nil
         }
         let text = UnsafeRawBufferPointer(start: bytes + Int(cell.payload), count: Int(cell.length))
-        guard classifyTime(text, dateColumn: kind == "date") == .undecided else { return nil }
+        // (A NUL, which no PostgreSQL text holds, is refused as such where the value is
+        // written: as a query's parameter, a C string, it was cut there, and the server
+        // refused the query, "malformed array literal", naming no field.)
+        guard classifyTime(text, dateColumn: kind == "date") == .undecided, !text.contains(0) else { return nil }
         return kind
     }
 
