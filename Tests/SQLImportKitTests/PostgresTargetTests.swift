@@ -1455,7 +1455,7 @@ import Testing
           j jsonb, ts timestamp, t text, bin bytea);
         INSERT INTO things VALUES
           ('a', 1, 9223372036854775807, 123456789012345678901234567890, 0.1, true, '{"k": [1, "x", null]}', '2026-11-25 10:00:00', 'plain', '\\x000102ff'),
-          ('b', -2, -9223372036854775808, -0.5, 1e308, false, '[]', NULL, 'quote " comma , newline
+          ('b', -2, -9223372036854775808, -12345678901234.5678901, 1e308, false, '[]', NULL, 'quote " comma , newline
         tab	end', ''),
           ('c', NULL, NULL, 'Infinity', 'Infinity', NULL, NULL, NULL, '', NULL),
           ('d', 0, 0, 12345.678901, -0.000001, true, '"text"', '1999-12-31 23:59:59.5', 'üñí ✓', '\\x5c78'),
@@ -3099,6 +3099,9 @@ import Testing
         #expect(try PostgresServer.query(url, "SELECT id, code FROM things ORDER BY id") == "1|a\n2|b\n")
     }
 
+    /// Golden JSON Lines and CSV, which import back as the same rows: a numeric of more
+    /// digits than a double keeps (-12345678901234.5678901) came back -12345678901234.568,
+    /// read as a double (helper-78).
     @Test func exportWritesPostgreSQLRowsThatImportBackExactly() throws {
         let url = try PostgresServer.database(schema: Self.schemaName(#function), setUp: Self.exportSchema)
         let directory = TestSupport.temporaryDirectory()

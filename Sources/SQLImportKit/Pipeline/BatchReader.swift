@@ -80,6 +80,7 @@ final class BatchReader: BatchSource, @unchecked Sendable {
         batchesTheWriterMayHold = spareBatches + 1
         self.paths = paths
         self.options = options
+        namer.exactNumberFields = options.exactNumberFields
         self.rowsPerBatch = rowsPerBatch
         self.bytesPerBatch = bytesPerBatch
         self.keepRaw = keepRaw

@@ -209,6 +209,9 @@ final class PostgresRun {
     func execute() throws {
         var readerOptions = options.reader
         readerOptions.skipBadRecords = options.onError == .skip
+        readerOptions.exactNumberFields = tableSchema.map { schema in
+            Set(schema.columns.filter { PostgresValueCheck.Family(type: $0.baseType) == .numeric }.map { $0.name.lowercased() })
+        }
 
         defer { rejectsFile?.close() }
         if options.commitEvery != nil && !options.dryRun { try prepareRunLog() }
@@ -1093,6 +1096,20 @@ final class PostgresRun {
                             kind: .data,
                             message: "field \(SQLIdentifier.quote(fieldNames[field])) = \(cell.kind == .real ? NumberText.shortest(cell.doubleValue) : "\"\(text)\"") does not fit the column's type \(types[position]), \(WriteError.inferredTypePhrase) \(inferredFrom) records. Pass --type \(column)=TEXT (or the type that holds every value), or --infer-rows all to type it from every record",
                             position: batch.position(row: row, inputName: inputNames[batch.inputIndex]))
+                    }
+                    // A JSON number with more digits than a double keeps, into `numeric`:
+                    // the digits as written (the double's were 12345678901234.568 for
+                    // 12345678901234.5678, and a numeric export came back changed).
+                    if families[position] == .numeric, let exact = batch.exactNumber(row: row, column: field, cell: cell) {
+                        if case .scale(let scale) = limits[position],
+                            let why = exact.withUnsafeBytes({ PostgresValueCheck.scaleRefusal($0, scale: scale, type: types[position]) })
+                        {
+                            throw PostgresError(
+                                kind: .data, message: "field \(SQLIdentifier.quote(fieldNames[field])) = \(String(decoding: exact, as: UTF8.self)) \(why)",
+                                position: batch.position(row: row, inputName: inputNames[batch.inputIndex]))
+                        }
+                        exact.withUnsafeBytes { out.append(contentsOf: $0) }
+                        continue
                     }
                     if let why = PostgresValueCheck.refusal(cell, family: families[position], bytes: bytes)
                         ?? (limits[position] == .none ? nil : PostgresValueCheck.refusal(

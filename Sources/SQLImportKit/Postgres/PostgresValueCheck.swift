@@ -239,11 +239,7 @@ extension PostgresValueCheck {
             return nil
         case .scale(let scale):
             // (A negative scale, PostgreSQL 15's, rounds integers: not checked.)
-            guard scale >= 0 else { return nil }
-            return text { text in
-                guard let places = decimalPlaces(text), places > scale else { return nil }
-                return "has \(places) decimal places, and this \(type) column would round it to \(scale); round it in the input, or widen the column's scale"
-            }
+            return text { scaleRefusal($0, scale: scale, type: type) }
         case .characters(let limit):
             guard cell.kind == .text || cell.kind == .untypedText else { return nil }
             return text { text in
@@ -291,6 +287,13 @@ extension PostgresValueCheck {
         while i < text.count, text[i] == 0x20 { i += 1 }
         guard text.count - i >= 10 else { return false }
         return (0 ..< 10).allSatisfy { k in k == 4 || k == 7 ? text[i + k] == UInt8(ascii: "-") : text[i + k] &- UInt8(ascii: "0") < 10 }
+    }
+
+    /// Why a `numeric(p,scale)` column would round the decimal `text`, or nil.
+    static func scaleRefusal(_ text: UnsafeRawBufferPointer, scale: Int, type: String) -> String? {
+        // (A negative scale, PostgreSQL 15's, rounds integers: not checked.)
+        guard scale >= 0, let places = decimalPlaces(text), places > scale else { return nil }
+        return "has \(places) decimal places, and this \(type) column would round it to \(scale); round it in the input, or widen the column's scale"
     }
 
     static func zoneDropped(_ zone: String?, type: String) -> String {

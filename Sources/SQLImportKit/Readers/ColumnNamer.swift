@@ -12,6 +12,9 @@ final class ColumnNamer {
     private var numbers: [NameKey: Int] = [:]
     /// The column of the n-th field of the previous record.
     private let columnAtSlot = GrowableBuffer<Int>(capacity: 256)
+    /// `ReaderOptions.exactNumberFields`, and for each column whether it is one.
+    var exactNumberFields: Set<String>? = []
+    private(set) var keepsExactNumbers: [Bool] = []
 
     init(existing: [String] = []) {
         nameStarts.append(0)
@@ -51,6 +54,12 @@ final class ColumnNamer {
         nameBytes.append(contentsOf: name.utf8)
         nameStarts.append(nameBytes.count)
         numbers[NameKey(name)] = number
+        keepsExactNumbers.append(exactNumberFields.map { fields in
+            // A nested field (`meta` U+001F `price`) by its leaf, or as `meta_price`.
+            let lowered = name.lowercased()
+            let path = lowered.split(separator: Character(FieldPath.separatorString), omittingEmptySubsequences: false)
+            return fields.contains(lowered) || fields.contains(String(path.last ?? "")) || fields.contains(path.joined(separator: "_"))
+        } ?? true)
         return number
     }
 }

@@ -64,6 +64,11 @@ public struct ReaderOptions: Sendable {
     /// How much the input buffer reads at a time. Tests and the fuzz harness make it tiny,
     /// so that a few bytes of input exercise refills and the buffer's growth.
     var bufferChunkBytes = 1 << 20
+    /// The fields whose JSON numbers keep their text when a double does not keep their
+    /// digits (`RecordBatch.exactNumbers`): those of PostgreSQL `numeric` columns, by
+    /// name ignoring case (a nested field by its leaf's name too); nil for every field
+    /// (a table still to be created may get such a column by `--type`).
+    package var exactNumberFields: Set<String>? = []
 
     public init() {}
 }

@@ -178,7 +178,7 @@ struct JSONScanner {
             } else {
                 let column = namer.column(for: UnsafeBufferPointer(start: keyScratch.base, count: keyScratch.count), slot: slot, batch: batch)
                 slot += 1
-                batch.set(column: column, try parseFieldValue(into: batch, depth: depth))
+                batch.set(column: column, try parseFieldValue(into: batch, column: namer.keepsExactNumbers[column] ? column : nil, depth: depth))
             }
             skipWhitespace()
             let next = try peek()
@@ -191,7 +191,9 @@ struct JSONScanner {
         keyScratch.truncate(to: prefixLength)
     }
 
-    private mutating func parseFieldValue(into batch: RecordBatch, depth: Int) throws(Failure) -> Cell {
+    /// - Parameter column: the field's column when a number's text may be kept
+    ///   (`ColumnNamer.keepsExactNumbers`), else nil.
+    private mutating func parseFieldValue(into batch: RecordBatch, column: Int?, depth: Int) throws(Failure) -> Cell {
         let byte = try peek()
         switch byte {
         case UInt8(ascii: "\""):
@@ -208,7 +210,11 @@ struct JSONScanner {
                 // `9007199254740993.0` means an integer that the Double would not hold: the
                 // integer, or past Int64 the text, as for an integer literal.
                 switch NumberText.inexactWholeNumber(text, rounded: value) {
-                case nil: return .real(value)
+                case nil:
+                    // Digits a double does not keep: their text too, for a column that
+                    // stores decimals as written (`RecordBatch.exactNumbers`).
+                    if let column, !NumberText.keepsDecimal(text, value) { batch.noteExactNumber(column: column, value: value, text: text) }
+                    return .real(value)
                 case .value(let integer): return .integer(integer)
                 default: break
                 }

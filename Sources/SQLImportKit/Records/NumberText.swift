@@ -230,6 +230,66 @@ package enum NumberText {
         }
     }
 
+    /// Whether the double `value` read from the JSON number `number` keeps its decimal
+    /// value: always with 15 significant digits or fewer; past that, when the shortest
+    /// text of the double is the same decimal (`0.6039200385961945`, what programs
+    /// print), not when digits were lost (`12345678901234.5678` reads as
+    /// `12345678901234.568`).
+    package static func keepsDecimal(_ number: UnsafeRawBufferPointer, _ value: Double) -> Bool {
+        var significant = 0
+        for byte in number {
+            if byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") { break }
+            if byte &- UInt8(ascii: "1") < 9 || (byte == UInt8(ascii: "0") && significant > 0) { significant += 1 }
+        }
+        guard significant > 15 else { return true }
+        let shortest = Array(NumberText.shortest(value).utf8)
+        return shortest.withUnsafeBytes { decimal(number) == decimal($0) }
+    }
+
+    /// A decimal number's digits without leading or trailing zeros, and the power of ten
+    /// of its first digit's place, `(negative, "12", 1)` for `-1.20` and `12e-1`.
+    private static func decimal(_ text: UnsafeRawBufferPointer) -> (negative: Bool, digits: [UInt8], exponent: Int) {
+        var index = 0
+        let negative = index < text.count && text[index] == UInt8(ascii: "-")
+        if negative || (index < text.count && text[index] == UInt8(ascii: "+")) { index += 1 }
+        var digits: [UInt8] = []
+        var beforePoint = 0
+        var seenPoint = false
+        while index < text.count {
+            let byte = text[index]
+            if byte &- UInt8(ascii: "0") < 10 {
+                if digits.isEmpty && byte == UInt8(ascii: "0") {
+                    if seenPoint { beforePoint -= 1 }
+                } else {
+                    digits.append(byte)
+                    if !seenPoint { beforePoint += 1 }
+                }
+            } else if byte == UInt8(ascii: ".") {
+                seenPoint = true
+            } else {
+                break
+            }
+            index += 1
+        }
+        var exponent = 0
+        if index < text.count, text[index] | 0x20 == UInt8(ascii: "e") {
+            index += 1
+            var negativeExponent = false
+            if index < text.count, text[index] == UInt8(ascii: "-") || text[index] == UInt8(ascii: "+") {
+                negativeExponent = text[index] == UInt8(ascii: "-")
+                index += 1
+            }
+            while index < text.count, text[index] &- UInt8(ascii: "0") < 10 {
+                exponent = min(exponent * 10 + Int(text[index] &- UInt8(ascii: "0")), 1 << 20)
+                index += 1
+            }
+            if negativeExponent { exponent = -exponent }
+        }
+        while digits.last == UInt8(ascii: "0") { digits.removeLast() }
+        guard !digits.isEmpty else { return (false, [], 0) }
+        return (negative, digits, beforePoint + exponent)
+    }
+
     /// For a real literal spelled as a whole number (`9007199254740993.0`, `5.`: digits, a
     /// point and only zeros, no exponent) that `value`, its correctly rounded Double, does
     /// not hold: the integer it spells, or `.overflow` past Int64. Such a literal means

@@ -20,6 +20,18 @@ package final class RecordBatch: @unchecked Sendable {
     package internal(set) var inputIndex = 0
     /// How many numbers were kept as text because no SQLite number holds them exactly.
     package internal(set) var numbersKeptAsText = 0
+    /// The text of JSON numbers read as doubles that have more significant digits than a
+    /// double keeps (more than 15), by record and input column, with the double read:
+    /// a PostgreSQL `numeric` column stores the digits as written (its export's
+    /// `12345678901234.5678` came back `12345678901234.568`). Rare, so a dictionary.
+    private(set) var exactNumbers: [ExactNumberKey: (bits: Int64, text: [UInt8])] = [:]
+    private var pendingExactNumbers: [(column: Int, bits: Int64, text: [UInt8])] = []
+
+    struct ExactNumberKey: Hashable {
+        var byteOffset: Int64
+        var column: Int
+    }
+
     /// Raw bytes of each record (only when rejects are kept), `rawRanges[r]` into `rawBytes`.
     package internal(set) var rawBytes: [UInt8] = []
     package internal(set) var rawRanges: [Range<Int>] = []
@@ -119,6 +131,8 @@ package final class RecordBatch: @unchecked Sendable {
         rawBytes.removeAll(keepingCapacity: true)
         rawRanges.removeAll(keepingCapacity: true)
         numbersKeptAsText = 0
+        if !exactNumbers.isEmpty { exactNumbers.removeAll() }
+        pendingExactNumbers.removeAll()
         rejects.removeAll()
         endsInput = false
         endsCommitInterval = false
@@ -180,6 +194,7 @@ package final class RecordBatch: @unchecked Sendable {
         }
         newColumns = source.newColumns
         numbersKeptAsText = source.numbersKeptAsText
+        exactNumbers = source.exactNumbers
         rejects = source.rejects
         inputBytesConsumed = source.inputBytesConsumed
         endsInput = source.endsInput
@@ -293,12 +308,36 @@ package final class RecordBatch: @unchecked Sendable {
         rowLengths.append(UInt32(cells.count - cursor.pointee.cells))
         lines.append(line)
         byteOffsets.append(byteOffset)
+        if !pendingExactNumbers.isEmpty { keepExactNumbers(byteOffset: byteOffset) }
     }
 
     /// Drops a partly built row (the record needs more input, or was malformed).
     @inline(__always) func discardRow() {
         cells.truncate(to: cursor.pointee.cells)
         bytes.truncate(to: cursor.pointee.bytes)
+        if !pendingExactNumbers.isEmpty { pendingExactNumbers.removeAll() }
+    }
+
+    /// Keeps the text of the number just read into `column` as a `.real` cell of
+    /// `value` (`exactNumbers`).
+    func noteExactNumber(column: Int, value: Double, text: UnsafeRawBufferPointer) {
+        pendingExactNumbers.append((column, Int64(bitPattern: value.bitPattern), Array(text)))
+    }
+
+    private func keepExactNumbers(byteOffset: Int64) {
+        for number in pendingExactNumbers {
+            exactNumbers[ExactNumberKey(byteOffset: byteOffset, column: number.column)] = (number.bits, number.text)
+        }
+        pendingExactNumbers.removeAll()
+    }
+
+    /// The digits as written of `cell`, row `row`'s `.real` of input column `column`,
+    /// when a double does not keep them all (`exactNumbers`); nil for any other cell.
+    package func exactNumber(row: Int, column: Int, cell: Cell) -> [UInt8]? {
+        guard !exactNumbers.isEmpty, cell.kind == .real,
+            let number = exactNumbers[ExactNumberKey(byteOffset: byteOffsets[row], column: column)], number.bits == cell.payload
+        else { return nil }
+        return number.text
     }
 
     /// Sets aside a record the reader could not read; `position` is where it starts.

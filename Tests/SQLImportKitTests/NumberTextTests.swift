@@ -1,0 +1,19 @@
+import Testing
+
+@testable import SQLImportKit
+
+/// Which JSON numbers a double gives back as written, decimal for decimal: the others
+/// keep their text for PostgreSQL's `numeric` (`RecordBatch.exactNumbers`).
+struct NumberTextTests {
+    @Test func fifteenDigitsOrWhatADoublePrintsAreKept() {
+        for text in ["0.1", "625.720304108054", "0.6039200385961945", "-1.5e-300", "1e2", "0.10000000000000000000", "123456789012345.6"] {
+            #expect(Array(text.utf8).withUnsafeBytes { NumberText.keepsDecimal($0, Double(text)!) }, "\(text)")
+        }
+    }
+
+    @Test func digitsADoubleLosesAreNot() {
+        for text in ["12345678901234.5678", "99999999999999.9999", "0.10000000000000001", "3.14159265358979323846", "-1.00000000000000000001e5"] {
+            #expect(!Array(text.utf8).withUnsafeBytes { NumberText.keepsDecimal($0, Double(text)!) }, "\(text)")
+        }
+    }
+}
