@@ -16,4 +16,16 @@ struct NumberTextTests {
             #expect(!Array(text.utf8).withUnsafeBytes { NumberText.keepsDecimal($0, Double(text)!) }, "\(text)")
         }
     }
+
+    /// The decimal places a `numeric(p,s)` check counts, from any spelling; nil for text
+    /// that is no decimal number.
+    @Test func decimalPlacesAreCountedFromAnySpelling() {
+        let cases: [(String, Int?)] = [
+            ("1.2300", 2), ("1.5e-3", 4), ("12e2", 0), (" -0.000 ", 0), ("+7", 0), (".5", 1), ("5.", 0), ("1e", nil), ("abc", nil), ("1.2.3", nil),
+            ("", nil), (".", nil), ("12345678901234.5678", 4),
+        ]
+        for (text, places) in cases {
+            #expect(Array(text.utf8).withUnsafeBytes(PostgresValueCheck.decimalPlaces) == places, "\(text)")
+        }
+    }
 }

@@ -395,47 +395,7 @@ extension PostgresValueCheck {
     /// The decimal places a number needs (`1.2300` 2, `1.5e-3` 4, `12e2` 0), or nil when
     /// the text is no decimal number.
     static func decimalPlaces(_ text: UnsafeRawBufferPointer) -> Int? {
-        var index = 0
-        while index < text.count, text[index] == 0x20 || text[index] &- 0x09 < 5 { index += 1 }
-        if index < text.count, text[index] == UInt8(ascii: "+") || text[index] == UInt8(ascii: "-") { index += 1 }
-        var digits: [UInt8] = []
-        var fraction = 0
-        var seenPoint = false
-        while index < text.count {
-            let byte = text[index]
-            if byte &- UInt8(ascii: "0") < 10 {
-                digits.append(byte)
-                if seenPoint { fraction += 1 }
-            } else if byte == UInt8(ascii: "."), !seenPoint {
-                seenPoint = true
-            } else {
-                break
-            }
-            index += 1
-        }
-        guard !digits.isEmpty else { return nil }
-        var exponent = 0
-        if index < text.count, text[index] | 0x20 == UInt8(ascii: "e") {
-            index += 1
-            var negative = false
-            if index < text.count, text[index] == UInt8(ascii: "+") || text[index] == UInt8(ascii: "-") {
-                negative = text[index] == UInt8(ascii: "-")
-                index += 1
-            }
-            var value = 0
-            var any = false
-            while index < text.count, text[index] &- UInt8(ascii: "0") < 10 {
-                value = min(value * 10 + Int(text[index] &- UInt8(ascii: "0")), 100_000)
-                any = true
-                index += 1
-            }
-            guard any else { return nil }
-            exponent = negative ? -value : value
-        }
-        while index < text.count, text[index] == 0x20 || text[index] &- 0x09 < 5 { index += 1 }
-        guard index == text.count else { return nil }
-        let trailingZeros = digits.reversed().prefix { $0 == UInt8(ascii: "0") }.count
-        return max(fraction - exponent - trailingZeros, 0)
+        NumberText.decimal(text).map { max($0.digits.count - $0.exponent, 0) }
     }
 
     /// The digits of the first time's fraction of a second (`12:00:00.700` 1), its

@@ -243,34 +243,42 @@ package enum NumberText {
         }
         guard significant > 15 else { return true }
         let shortest = Array(NumberText.shortest(value).utf8)
-        return shortest.withUnsafeBytes { decimal(number) == decimal($0) }
+        guard let written = decimal(number), let printed = shortest.withUnsafeBytes(decimal) else { return true }
+        return written == printed
     }
 
     /// A decimal number's digits without leading or trailing zeros, and the power of ten
-    /// of its first digit's place, `(negative, "12", 1)` for `-1.20` and `12e-1`.
-    private static func decimal(_ text: UnsafeRawBufferPointer) -> (negative: Bool, digits: [UInt8], exponent: Int) {
+    /// of the place after its first digit (`0.d1d2... × 10^exponent`): `(true, "12", 1)`
+    /// for `-1.20` and `-12e-1`, `(false, "", 0)` for zero; nil when `text` (spaces
+    /// around it aside) is no decimal number.
+    package static func decimal(_ text: UnsafeRawBufferPointer) -> (negative: Bool, digits: [UInt8], exponent: Int)? {
+        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte &- 0x09 < 5 }
         var index = 0
+        while index < text.count, isSpace(text[index]) { index += 1 }
         let negative = index < text.count && text[index] == UInt8(ascii: "-")
         if negative || (index < text.count && text[index] == UInt8(ascii: "+")) { index += 1 }
         var digits: [UInt8] = []
+        var anyDigit = false
         var beforePoint = 0
         var seenPoint = false
         while index < text.count {
             let byte = text[index]
             if byte &- UInt8(ascii: "0") < 10 {
+                anyDigit = true
                 if digits.isEmpty && byte == UInt8(ascii: "0") {
                     if seenPoint { beforePoint -= 1 }
                 } else {
                     digits.append(byte)
                     if !seenPoint { beforePoint += 1 }
                 }
-            } else if byte == UInt8(ascii: ".") {
+            } else if byte == UInt8(ascii: "."), !seenPoint {
                 seenPoint = true
             } else {
                 break
             }
             index += 1
         }
+        guard anyDigit else { return nil }
         var exponent = 0
         if index < text.count, text[index] | 0x20 == UInt8(ascii: "e") {
             index += 1
@@ -279,12 +287,17 @@ package enum NumberText {
                 negativeExponent = text[index] == UInt8(ascii: "-")
                 index += 1
             }
+            var anyExponentDigit = false
             while index < text.count, text[index] &- UInt8(ascii: "0") < 10 {
-                exponent = min(exponent * 10 + Int(text[index] &- UInt8(ascii: "0")), 1 << 20)
+                exponent = min(exponent * 10 + Int(text[index] &- UInt8(ascii: "0")), 100_000)
+                anyExponentDigit = true
                 index += 1
             }
+            guard anyExponentDigit else { return nil }
             if negativeExponent { exponent = -exponent }
         }
+        while index < text.count, isSpace(text[index]) { index += 1 }
+        guard index == text.count else { return nil }
         while digits.last == UInt8(ascii: "0") { digits.removeLast() }
         guard !digits.isEmpty else { return (false, [], 0) }
         return (negative, digits, beforePoint + exponent)
