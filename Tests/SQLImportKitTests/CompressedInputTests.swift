@@ -55,6 +55,37 @@ import Testing
         #expect(summary.counts.inserted == 2)
     }
 
+    /// Zero bytes after the last member (padding to a block) are skipped, as `gzip -d`
+    /// skips them (they were "incorrect header check", exit 65, and the message's `gzip
+    /// -t` found nothing wrong; helper-77). Other bytes that start no member are an
+    /// error naming where they begin and how to import the file without them: `gzip -d`
+    /// ignores them with a warning, and a damaged second member would lose its records.
+    @Test func zeroPaddingAfterAGzipIsSkippedAndOtherTrailingBytesAreNamed() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let first = TestSupport.write("{\"id\":1}\n", to: directory.appendingPathComponent("a.jsonl"))
+        let second = TestSupport.write("{\"id\":2}\n", to: directory.appendingPathComponent("b.jsonl"))
+        try Self.compress("gzip", ["-q"], first)
+        try Self.compress("gzip", ["-q"], second)
+        let a = try Data(contentsOf: URL(fileURLWithPath: first + ".gz"))
+        let b = try Data(contentsOf: URL(fileURLWithPath: second + ".gz"))
+        for (name, data, inserted) in [
+            ("padded", a + Data(count: 4), 1), ("padded-long", a + b + Data(count: 300_000), 2), ("one-zero", a + Data(count: 1), 1),
+        ] {
+            let path = directory.appendingPathComponent("\(name).jsonl.gz")
+            try data.write(to: path)
+            let summary = try TestSupport.runImport([path.path], database: directory.appendingPathComponent("\(name).db").path)
+            #expect(summary.counts.inserted == inserted, "\(name)")
+        }
+        for (name, data) in [("garbage", a + Data("trailing text\n".utf8)), ("damaged-header", a + Data([0x1F, 0x8C]) + b.dropFirst(2)), ("zeros-then-member", a + Data(count: 2) + b)] {
+            try data.write(to: directory.appendingPathComponent("\(name).jsonl.gz"))
+            let run = try TestSupport.run(["\(name).jsonl.gz", "--db", "t.db", "--table", "t"], in: directory)
+            #expect(run.status == 65, "\(name): \(run.stderr)")
+            #expect(run.stderr.contains("\(name).jsonl.gz: the bytes from compressed byte \(a.count + (name == "zeros-then-member" ? 2 : 0)) on, after the end of a gzip member, are no gzip member"), "\(run.stderr)")
+            #expect(run.stderr.contains("gzip -dc \(name).jsonl.gz"), "\(run.stderr)")
+        }
+    }
+
     /// `pzstd` and seekable-format writers begin with a skippable frame (magic 50 2A 4D 18
     /// to 5F 2A 4D 18), which libzstd steps over: still zstd, from a file or a pipe.
     @Test(arguments: [UInt8(0x50), 0x5F])

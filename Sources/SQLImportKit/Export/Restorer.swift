@@ -77,7 +77,7 @@ public final class Restorer {
                 try sink.write(contentsOf: input.source)
             } catch let error as InputError {
                 switch error {
-                case .corruptCompressedStream, .truncatedCompressedStream, .decompressionBombGuard, .zstdWindowTooLarge:
+                case .corruptCompressedStream, .truncatedCompressedStream, .trailingGarbage, .decompressionBombGuard, .zstdWindowTooLarge:
                     throw SnapshotError.damaged(snapshot: options.snapshotPath, reason: Self.reason(error))
                 case .notFound, .unreadable, .undecodable, .unsupportedEncoding, .notAnInput, .snapshotIsAFolder, .shrankWhileRead:
                     throw error

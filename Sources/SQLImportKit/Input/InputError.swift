@@ -4,6 +4,8 @@ public enum InputError: Error, Equatable, CustomStringConvertible {
     case unreadable(path: String, reason: String)
     case corruptCompressedStream(input: String, compression: Compression, byteOffset: Int64, reason: String)
     case truncatedCompressedStream(input: String, compression: Compression, byteOffset: Int64)
+    /// Bytes after a gzip member that start no member and are no zero padding.
+    case trailingGarbage(input: String, byteOffset: Int64)
     case decompressionBombGuard(input: String, limit: Int64)
     /// A zstd frame whose window is over libzstd's default limit (128 MiB).
     case zstdWindowTooLarge(input: String)
@@ -36,6 +38,8 @@ public enum InputError: Error, Equatable, CustomStringConvertible {
             return "\(input): corrupt \(compression.rawValue) stream at compressed byte \(offset) (\(reason)); nothing from this input was committed. Check the file with `\(compression.checkCommand) \(input)`"
         case .truncatedCompressedStream(let input, let compression, let offset):
             return "\(input): the \(compression.rawValue) stream ends early at compressed byte \(offset) (the file is truncated); nothing from this input was committed. Copy the file again"
+        case .trailingGarbage(let input, let offset):
+            return "\(input): the bytes from compressed byte \(offset) on, after the end of a gzip member, are no gzip member: a damaged member (its records would be missing) or bytes the program that wrote it appended; nothing from this input was committed. If the file is complete without them, import `gzip -dc \(input)` from standard input (-), which ignores them"
         case .zstdWindowTooLarge(let input):
             return "\(input): the zstd frame needs a window larger than 128 MiB (it was written with --long=28 or more), and sqlimport keeps the decompressor's memory below that; nothing from this input was committed. Decompress it first (zstd -d --long=31) and import the result"
         case .undecodable(let input, let encoding, let offset, let reason):
