@@ -41,14 +41,20 @@ import Testing
         try roundTrip(tool: "gzip", arguments: ["-q"], suffix: ".gz")
     }
 
+    /// Two gzip files of one record each, `{"id":1}` and `{"id":2}`.
+    static func twoGzipMembers(in directory: URL) throws -> (Data, Data) {
+        let first = TestSupport.write("{\"id\":1}\n", to: directory.appendingPathComponent("a.jsonl"))
+        let second = TestSupport.write("{\"id\":2}\n", to: directory.appendingPathComponent("b.jsonl"))
+        try compress("gzip", ["-q"], first)
+        try compress("gzip", ["-q"], second)
+        return (try Data(contentsOf: URL(fileURLWithPath: first + ".gz")), try Data(contentsOf: URL(fileURLWithPath: second + ".gz")))
+    }
+
     @Test func concatenatedGzipMembersAreReadInOrder() throws {
         let directory = TestSupport.temporaryDirectory()
         defer { TestSupport.remove(directory) }
-        let first = TestSupport.write("{\"id\":1}\n", to: directory.appendingPathComponent("a.jsonl"))
-        let second = TestSupport.write("{\"id\":2}\n", to: directory.appendingPathComponent("b.jsonl"))
-        try Self.compress("gzip", ["-q"], first)
-        try Self.compress("gzip", ["-q"], second)
-        let joined = try Data(contentsOf: URL(fileURLWithPath: first + ".gz")) + Data(contentsOf: URL(fileURLWithPath: second + ".gz"))
+        let (a, b) = try Self.twoGzipMembers(in: directory)
+        let joined = a + b
         let path = directory.appendingPathComponent("t.jsonl.gz")
         try joined.write(to: path)
         let summary = try TestSupport.runImport([path.path], database: directory.appendingPathComponent("db").path)
@@ -63,12 +69,7 @@ import Testing
     @Test func zeroPaddingAfterAGzipIsSkippedAndOtherTrailingBytesAreNamed() throws {
         let directory = TestSupport.temporaryDirectory()
         defer { TestSupport.remove(directory) }
-        let first = TestSupport.write("{\"id\":1}\n", to: directory.appendingPathComponent("a.jsonl"))
-        let second = TestSupport.write("{\"id\":2}\n", to: directory.appendingPathComponent("b.jsonl"))
-        try Self.compress("gzip", ["-q"], first)
-        try Self.compress("gzip", ["-q"], second)
-        let a = try Data(contentsOf: URL(fileURLWithPath: first + ".gz"))
-        let b = try Data(contentsOf: URL(fileURLWithPath: second + ".gz"))
+        let (a, b) = try Self.twoGzipMembers(in: directory)
         for (name, data, inserted) in [
             ("padded", a + Data(count: 4), 1), ("padded-long", a + b + Data(count: 300_000), 2), ("one-zero", a + Data(count: 1), 1),
         ] {
