@@ -211,7 +211,7 @@ enum ReaderFuzzHarness {
         switch error {
         case .input(let inner):
             switch inner {
-            case .corruptCompressedStream(_, _, let offset, _), .truncatedCompressedStream(_, _, let offset):
+            case .corruptCompressedStream(_, _, let offset, _), .truncatedCompressedStream(_, _, let offset), .trailingGarbage(_, let offset):
                 guard offset >= 0, offset <= Int64(bytes.count) else {
                     throw Violation(description: "compressed byte offset \(offset) outside the input (\(bytes.count) bytes): \(error)")
                 }
