@@ -231,9 +231,10 @@ package enum NumberText {
     }
 
     /// Whether the double `value` read from the JSON number `number` keeps its decimal
-    /// value: always with 15 significant digits or fewer; past that, when the shortest
-    /// text of the double is the same decimal (`0.6039200385961945`, what programs
-    /// print), not when digits were lost (`12345678901234.5678` reads as
+    /// value: always with 15 significant digits or fewer, but for a subnormal double,
+    /// which holds fewer (`1.2345678901234e-320` reads as `1.2347e-320`); else when the
+    /// shortest text of the double is the same decimal (`0.6039200385961945`, what
+    /// programs print), not when digits were lost (`12345678901234.5678` reads as
     /// `12345678901234.568`).
     package static func keepsDecimal(_ number: UnsafeRawBufferPointer, _ value: Double) -> Bool {
         var significant = 0
@@ -241,7 +242,7 @@ package enum NumberText {
             if byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") { break }
             if byte &- UInt8(ascii: "1") < 9 || (byte == UInt8(ascii: "0") && significant > 0) { significant += 1 }
         }
-        guard significant > 15 else { return true }
+        guard significant > 15 || value.isSubnormal || (value == 0 && significant > 0) else { return true }
         let shortest = Array(NumberText.shortest(value).utf8)
         guard let written = decimal(number), let printed = shortest.withUnsafeBytes(decimal) else { return true }
         return written == printed
