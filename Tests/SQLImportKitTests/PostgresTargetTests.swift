@@ -285,7 +285,10 @@ import Testing
         defer { TestSupport.remove(directory) }
         TestSupport.write(
             [#"{"t":"2026-03-08 10:00:00","v":1}"#, #"{"t":"2026-03-09T10:00:00","v":2}"#, #"{"t":"11:00","v":3,"z":"2026-03-08 10:00:00+05"}"#,
-             #"{"t":"12:00:00","v":4,"z":"10:00:00+05"}"#, #"{"t":"allballs","v":5}"#].joined(separator: "\n") + "\n",
+             #"{"t":"12:00:00","v":4,"z":"10:00:00+05"}"#, #"{"t":"allballs","v":5}"#,
+             // Spellings only PostgreSQL's reading can judge, into timetz (helper-79).
+             #"{"t":"15:00","v":8,"z":"1/2/2024 10:00"}"#, #"{"t":"16:00","v":9,"z":"J2460000 10:00+01"}"#, #"{"t":"17:00","v":10,"z":"10:00 PST"}"#,
+            ].joined(separator: "\n") + "\n",
             to: directory.appendingPathComponent("tk.jsonl"))
         TestSupport.write("t,v\n2026-03-10 13:00:00,6\n14:00,7\n", to: directory.appendingPathComponent("tk.csv"))
         for input in ["tk.jsonl", "tk.csv"] {
@@ -293,11 +296,15 @@ import Testing
             #expect(run.status == 2, "\(run.stderr)")
             let rejects = try String(contentsOf: directory.appendingPathComponent("bad.jsonl"), encoding: .utf8)
             #expect(rejects.contains(#"has a date, which this time without time zone column would drop (times of other days would become one); give the time alone in the input, or declare the column timestamp"#), "\(rejects)")
-            #expect(rejects.split(separator: "\n").count == (input == "tk.csv" ? 1 : 3), "\(rejects)")
+            #expect(rejects.split(separator: "\n").count == (input == "tk.csv" ? 1 : 5), "\(rejects)")
+            if input == "tk.jsonl" {
+                #expect(rejects.contains(#"field \"z\" = 1/2/2024 10:00 has a date (as PostgreSQL reads it), which this time(0) with time zone column would drop"#), "\(rejects)")
+                #expect(rejects.contains(#"field \"z\" = J2460000 10:00+01 has a date"#), "\(rejects)")
+            }
         }
         let rejects = try String(contentsOf: directory.appendingPathComponent("bad.jsonl"), encoding: .utf8)
         #expect(rejects.contains("tk.csv:2"), "\(rejects)")
-        #expect(try PostgresServer.query(url, "SELECT t, v, z FROM tk ORDER BY t") == "00:00:00|5|\n12:00:00|4|10:00:00+05\n14:00:00|7|\n")
+        #expect(try PostgresServer.query(url, "SELECT t, v, z FROM tk ORDER BY t") == "00:00:00|5|\n12:00:00|4|10:00:00+05\n14:00:00|7|\n17:00:00|10|10:00:00-08\n")
     }
 
     /// A field for an identity GENERATED ALWAYS or a generated column is refused before

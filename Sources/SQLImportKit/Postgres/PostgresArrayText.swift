@@ -247,9 +247,10 @@ extension PostgresValueCheck {
                         return why
                     }
                     // A time that is not ISO 8601: only PostgreSQL's reading can say whether
-                    // it has a zone or a time of day the column drops.
-                    guard serverJudges(cell, limit: limit, type: type, bytes: bytes) != nil else { return nil }
-                    return "is not written as ISO 8601, and whether this \(type) column would drop its \(limit == .date ? "time of day" : "time zone") only PostgreSQL's reading can say; write it as ISO 8601 (2026-11-20T10:00:00Z)"
+                    // it has a zone, a time of day or a date the column drops.
+                    guard let kind = serverJudges(cell, limit: limit, type: type, bytes: bytes) else { return nil }
+                    let dropped = kind == "date" ? "time of day" : kind == "timetz" ? "date" : "time zone"
+                    return "is not written as ISO 8601, and whether this \(type) column would drop its \(dropped) only PostgreSQL's reading can say; write it as ISO 8601 (2026-11-20T10:00:00Z)"
                 }
                 if let why { return "has the element \(String(decoding: element, as: UTF8.self)), which \(why)" }
             }

@@ -900,6 +900,11 @@ final class PostgresRun {
             """
             CREATE OR REPLACE FUNCTION pg_temp.sqlimport_drops(v text, k text) RETURNS boolean LANGUAGE plpgsql STABLE SET TimeZone = 'UTC' AS $$
             BEGIN
+              IF k = 'timetz' THEN
+                -- A date in it: a timetz column drops it.
+                PERFORM v::timestamp;
+                RETURN true;
+              END IF;
               IF k = 'time' THEN
                 BEGIN
                   -- A date in it (a time alone is no timestamp): the column would drop it.
@@ -930,7 +935,7 @@ final class PostgresRun {
         droppedByServer.removeAll(keepingCapacity: true)
         let types = fields.map { schema.column(named: columnOfField[$0]!)?.baseType ?? "" }
         let limits = types.map(PostgresValueCheck.Limit.init(type:))
-        if limits.contains(where: \.dropsZoneOrTime) {
+        if zip(limits, types).contains(where: PostgresValueCheck.serverMayJudge) {
             var judged: [(row: Int, position: Int)] = []
             var values: [(text: String, kind: String)] = []
             batch.bytes.withUnsafeBufferPointer { buffer in

@@ -184,14 +184,6 @@ extension PostgresValueCheck {
         case time(precision: Int, keepsZone: Bool)
         case date
 
-        /// A `date`, or a `timestamp` or `time` without time zone.
-        var dropsZoneOrTime: Bool {
-            switch self {
-            case .date, .time(_, keepsZone: false): return true
-            default: return false
-            }
-        }
-
         /// From `format_type`: `numeric(6,2)`, `character varying(3)`, `character(3)`,
         /// `timestamp(0) with time zone`, `time without time zone` (6 digits), `date`.
         init(type: String) {
@@ -254,15 +246,20 @@ extension PostgresValueCheck {
                     return "has fractional seconds to \(digits) digits, and this \(type) column would round them to \(precision); round them in the input, or give the column more precision"
                 }
                 // A date given to a `time`: two times of other days would become one.
-                if type.hasPrefix("time ") || type.hasPrefix("time("), startsWithDate(text) {
+                if isTimeOfDay(type), startsWithDate(text) {
                     return "has a date, which this \(type) column would drop (times of other days would become one); give the time alone in the input, or declare the column timestamp"
                 }
-                guard !keepsZone else { return nil }
+                guard !keepsZone else {
+                    // (A `timetz`: whether a spelling other than ISO 8601 has a date, the
+                    // server's reading says.)
+                    guard droppedByServer else { return nil }
+                    return "has a date (as PostgreSQL reads it), which this \(type) column would drop (times of other days would become one); give the time alone in the input, or declare the column timestamp with time zone"
+                }
                 switch classifyTime(text, dateColumn: false) {
                 case .dropsZone(let zone): return zoneDropped(zone, type: type)
                 case .undecided:
                     guard droppedByServer else { return nil }
-                    if type.hasPrefix("time ") || type.hasPrefix("time(") {
+                    if isTimeOfDay(type) {
                         return "has a date or a time zone other than UTC (as PostgreSQL reads it), which this \(type) column would drop; give the time alone, in UTC, in the input, or declare the column timestamp with time zone"
                     }
                     return zoneDropped(nil, type: type)
@@ -278,6 +275,20 @@ extension PostgresValueCheck {
                 case .keeps: return nil
                 }
             }
+        }
+    }
+
+    /// Whether a column of `type` holds a time of day without a date (`time`, `timetz`).
+    static func isTimeOfDay(_ type: String) -> Bool { type.hasPrefix("time ") || type.hasPrefix("time(") }
+
+    /// Whether values of a column of `type` (its `limit`) that are not ISO 8601 are judged
+    /// by PostgreSQL's reading (`serverJudges`): a column that drops a zone or a time of
+    /// day, and a `timetz`, which drops a date.
+    static func serverMayJudge(_ limit: Limit, type: String) -> Bool {
+        switch limit {
+        case .date, .time(_, keepsZone: false): return true
+        case .time(_, keepsZone: true): return isTimeOfDay(type)
+        default: return false
         }
     }
 
@@ -320,6 +331,7 @@ extension PostgresValueCheck {
         let kind: String
         switch limit {
         case .time(_, keepsZone: false): kind = type.hasPrefix("timestamp") ? "timestamp" : "time"
+        case .time(_, keepsZone: true) where isTimeOfDay(type): kind = "timetz"
         case .date: kind = "date"
         default: return nil
         }
