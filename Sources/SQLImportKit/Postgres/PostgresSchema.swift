@@ -222,12 +222,11 @@ package struct PostgresSchema: Sendable {
             """
             SELECT EXISTS (SELECT FROM pg_constraint WHERE contype = 'f' AND (
               confrelid = $1::oid AND NOT condeferred AND confupdtype IN ('a', 'd') OR conrelid = $1::oid AND confrelid = $1::oid))::text,
-              (EXISTS (SELECT FROM pg_constraint WHERE contype = 'f')
-               AND EXISTS (SELECT FROM pg_trigger WHERE tgrelid = $1::oid AND NOT tgisinternal AND tgenabled <> 'D'))::text
+              EXISTS (SELECT FROM pg_constraint WHERE contype = 'f')::text
             """, [oid])
         read.foreignKeysSeeStatements = foreignKeys.first?[0] == "true"
         if !read.foreignKeysSeeStatements, foreignKeys.first?[1] == "true" {
-            read.foreignKeysSeeStatements = try triggersMayWrite(connection, table: oid)
+            read.foreignKeysSeeStatements = try PostgresTriggerBody.mayWrite(connection, table: oid)
         }
         let others = try connection.query(
             """
@@ -237,52 +236,6 @@ package struct PostgresSchema: Sendable {
         read.uniqueIndexCount = Int(others.first?[0] ?? "0") ?? 0
         read.hasExclusionConstraint = others.first?[1] == "true"
         return read
-    }
-
-    /// Whether an enabled trigger of the table `oid` may write a row, and so make a
-    /// foreign key pass for a batch where it fails for one record of it (`foreignKeysSeeStatements`).
-    /// Its function, and the functions that calls, are read (`PostgresTriggerBody`), four
-    /// calls deep: one in PL/pgSQL or SQL that writes, one that runs SQL from text, a
-    /// procedure, and a `VOLATILE` one in another language (but for `uuid-ossp`'s and
-    /// `pgcrypto`'s) may write. Built-in functions write no table, and PostgreSQL refuses a
-    /// write in a `STABLE` or `IMMUTABLE` PL/pgSQL or SQL function.
-    private static func triggersMayWrite(_ connection: PostgresConnection, table oid: String) throws(PostgresError) -> Bool {
-        let functions = try connection.query(
-            """
-            SELECT l.lanname, p.prosrc FROM pg_trigger t JOIN pg_proc p ON p.oid = t.tgfoid JOIN pg_language l ON l.oid = p.prolang
-            WHERE t.tgrelid = $1::oid AND NOT t.tgisinternal AND t.tgenabled <> 'D'
-            """, [oid])
-        var calls = Set<String>()
-        for function in functions {
-            guard ["plpgsql", "sql"].contains(function[0] ?? ""), let source = function[1], !source.isEmpty,
-                !PostgresTriggerBody.mayWrite(source, calls: &calls)
-            else { return true }
-        }
-        var read = Set<String>()
-        for _ in 0 ..< 4 {
-            let unread = calls.subtracting(read)
-            guard !unread.isEmpty else { return false }
-            read.formUnion(unread)
-            let called = try connection.query(
-                """
-                SELECT lower(p.proname), l.lanname, p.provolatile, p.prokind, n.nspname, p.prosrc,
-                  coalesce((SELECT e.extname FROM pg_depend d JOIN pg_extension e ON e.oid = d.refobjid
-                            WHERE d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e' LIMIT 1), '')
-                FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace JOIN pg_language l ON l.oid = p.prolang
-                WHERE lower(p.proname) = ANY ($1::text[])
-                """, [PostgresArrayText.literal(unread)])
-            for function in called {
-                let (name, language, volatility, kind, namespace) = (function[0] ?? "", function[1] ?? "", function[2] ?? "v", function[3] ?? "p", function[4] ?? "")
-                if PostgresTriggerBody.runsSQLText.contains(name) || kind == "p" { return true }
-                if namespace == "pg_catalog" || volatility != "v" { continue }
-                if ["plpgsql", "sql"].contains(language) {
-                    guard let source = function[5], !source.isEmpty, !PostgresTriggerBody.mayWrite(source, calls: &calls) else { return true }
-                } else if !["uuid-ossp", "pgcrypto"].contains(function[6] ?? "") {
-                    return true
-                }
-            }
-        }
-        return !calls.subtracting(read).isEmpty
     }
 
     /// The unique key whose columns are `names` in any order: the columns `column(named:)`
