@@ -1957,6 +1957,7 @@ import Testing
         ("carriage-return", "CREATE FUNCTION f() RETURNS trigger LANGUAGE plpgsql AS E'BEGIN -- note\\rINSERT INTO parent VALUES (NEW.v) ON CONFLICT DO NOTHING;\\n RETURN NEW; END'; CREATE TRIGGER g BEFORE INSERT ON t FOR EACH ROW EXECUTE FUNCTION f();"),
         ("cast", "CREATE TYPE ptype AS (x text); CREATE FUNCTION to_ptype(text) RETURNS ptype LANGUAGE sql AS $$ SELECT ROW(add_parent($1)::text)::ptype $$; CREATE CAST (text AS ptype) WITH FUNCTION to_ptype(text); CREATE FUNCTION f() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM NEW.v::ptype; RETURN NEW; END $$; CREATE TRIGGER g BEFORE INSERT ON t FOR EACH ROW EXECUTE FUNCTION f();"),
         ("partition", "DROP TABLE t; CREATE TABLE t (id text PRIMARY KEY, p text REFERENCES parent (p), v text) PARTITION BY LIST (id); CREATE TABLE ta PARTITION OF t FOR VALUES IN ('a', 'b'); CREATE FUNCTION f() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM add_parent(NEW.v); RETURN NEW; END $$; CREATE TRIGGER g BEFORE INSERT ON ta FOR EACH ROW EXECUTE FUNCTION f();"),
+        ("functional-notation", "CREATE FUNCTION audit(r t) RETURNS boolean LANGUAGE sql AS $$ SELECT add_parent(r.v) $$; CREATE FUNCTION f() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM (NEW).audit; RETURN NEW; END $$; CREATE TRIGGER g BEFORE INSERT ON t FOR EACH ROW EXECUTE FUNCTION f();"),
         ("ts_stat", "CREATE FUNCTION mk(v text) RETURNS text LANGUAGE sql AS $$ SELECT add_parent(v)::text $$; CREATE FUNCTION f() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM * FROM ts_stat(format('SELECT to_tsvector(mk(%L))', NEW.v)); RETURN NEW; END $$; CREATE TRIGGER g BEFORE INSERT ON t FOR EACH ROW EXECUTE FUNCTION f();"),
     ])
     func aTriggerThatWritesOutOfSightStillMakesForeignKeysSeeEachRecord(_ name: String, _ trigger: String) throws {
@@ -1979,6 +1980,27 @@ import Testing
         let run = try TestSupport.run(["in.jsonl", "--db", url, "--table", "t", "--upsert", "id", "--on-error", "skip"], in: directory)
         #expect(run.status == 2, "\(name): \(run.stderr)")
         #expect(try PostgresServer.query(url, "SELECT count(*) FROM t") == "0\n", "\(name)")
+    }
+
+    /// A `numeric` key of more digits than a double keeps is the key as written in every
+    /// use: two keys that differ past the 17th digit were one key's repeat (counted as a
+    /// duplicate), and a tombstone looked for the double's digits, deleting nothing
+    /// (helper-81).
+    @Test func aNumericKeyOfManyDigitsIsTheKeyAsWritten() throws {
+        let url = try PostgresServer.database(schema: Self.schemaName(#function), setUp: "CREATE TABLE n (k numeric PRIMARY KEY, v text);")
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        TestSupport.write(
+            #"{"k":12345678901234.56781,"v":"a"}"# + "\n" + #"{"k":12345678901234.56782,"v":"b"}"# + "\n",
+            to: directory.appendingPathComponent("in.jsonl"))
+        let run = try TestSupport.run(["in.jsonl", "--db", url, "--table", "n", "--upsert", "k", "--report", "r.json"], in: directory)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try Self.counts(directory.appendingPathComponent("r.json"))["duplicateKeys"] == 0)
+        #expect(try PostgresServer.query(url, "SELECT k, v FROM n ORDER BY k") == "12345678901234.56781|a\n12345678901234.56782|b\n")
+        TestSupport.write(#"{"k":12345678901234.56782,"gone":true}"# + "\n", to: directory.appendingPathComponent("gone.jsonl"))
+        let gone = try TestSupport.run(["gone.jsonl", "--db", url, "--table", "n", "--upsert", "k", "--tombstone", "gone"], in: directory)
+        #expect(gone.status == 0, "\(gone.stderr)")
+        #expect(try PostgresServer.query(url, "SELECT k FROM n") == "12345678901234.56781\n")
     }
 
     /// `numbersKeptAsText` counted every big number read: those of records PostgreSQL

@@ -92,8 +92,9 @@ final class RejectsFile {
                 if written < 0 && errno == EINTR { continue }
                 guard written > 0 else {
                     let reason = String(cString: strerror(errno))
-                    // (A FIFO or device cannot be truncated, and has no line to take back.)
-                    if offset > 0 { _ = ftruncate(descriptor, off_t(length)) }
+                    // (A FIFO or device cannot be truncated, and has no line to take back.
+                    // The run stops here; the offset goes back too, for any later append.)
+                    if offset > 0, ftruncate(descriptor, off_t(length)) == 0 { lseek(descriptor, off_t(length), SEEK_SET) }
                     throw OutputError.appendFailed(path: path, reason: "the rejects file (--rejects): \(reason)")
                 }
                 offset += written

@@ -248,8 +248,10 @@ extension PostgresValueCheck {
                     }
                     // A time that is not ISO 8601: only PostgreSQL's reading can say whether
                     // it has a zone, a time of day or a date the column drops.
-                    guard let kind = serverJudges(cell, limit: limit, type: type, bytes: bytes) else { return nil }
-                    let dropped = kind == "date" ? "time of day" : kind == "timetz" ? "date" : "time zone"
+                    // (A timetz element keeps its zone; an ISO 8601 date in it is refused
+                    // above, and other spellings pass, as they did.)
+                    guard let kind = serverJudges(cell, limit: limit, type: type, bytes: bytes), kind != "timetz" else { return nil }
+                    let dropped = kind == "date" ? "time of day" : kind == "time" ? "date or time zone" : "time zone"
                     return "is not written as ISO 8601, and whether this \(type) column would drop its \(dropped) only PostgreSQL's reading can say; write it as ISO 8601 (2026-11-20T10:00:00Z)"
                 }
                 if let why { return "has the element \(String(decoding: element, as: UTF8.self)), which \(why)" }

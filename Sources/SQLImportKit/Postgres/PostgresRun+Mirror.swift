@@ -74,10 +74,11 @@ extension PostgresRun {
         let width = batch.rowEnd(row) - batch.rowStarts[row]
         batch.bytes.withUnsafeBufferPointer { buffer in
             let cells = scopeColumns.map { field, _ in field < width ? batch.cell(row: row, column: field) : .absent }
-            let texts: [[UInt8]?] = cells.map { cell in
+            let texts: [[UInt8]?] = cells.enumerated().map { index, cell in
                 guard cell.kind != .null && cell.kind != .absent else { return nil }
                 var text: [UInt8] = [cell.kind.rawValue | (cell.isBoolean ? 0x80 : 0)]
-                Self.appendText(of: cell, bytes: buffer.baseAddress!) { text.append(contentsOf: $0) }
+                let field = scopeColumns[index].field
+                Self.appendText(of: cell, exact: batch.exactNumber(row: row, column: field, cell: cell), bytes: buffer.baseAddress!) { text.append(contentsOf: $0) }
                 return text
             }
             guard scopeTexts.insert(texts).inserted else { return }
@@ -131,7 +132,7 @@ extension PostgresRun {
         // the row of the key's first part.)
         if cell.kind != .integer && cell.kind != .real && text.contains(0) { throw nulRefused(field: field, row: row, of: batch) }
         var out: [UInt8] = []
-        Self.appendText(of: cell, bytes: bytes) { out.append(contentsOf: $0) }
+        Self.appendText(of: cell, exact: batch.exactNumber(row: row, column: field, cell: cell), bytes: bytes) { out.append(contentsOf: $0) }
         return String(decoding: out, as: UTF8.self)
     }
 

@@ -209,7 +209,8 @@ final class PostgresRun {
     func execute() throws {
         var readerOptions = options.reader
         readerOptions.skipBadRecords = options.onError == .skip
-        readerOptions.exactNumberFields = tableSchema.map { schema in
+        // (A column `--alter` adds may be `numeric` by `--type`: every field then.)
+        readerOptions.exactNumberFields = options.alter ? nil : tableSchema.map { schema in
             Set(schema.columns.filter { PostgresValueCheck.Family(type: $0.baseType) == .numeric }.map { $0.name.lowercased() })
         }
 
@@ -597,7 +598,7 @@ final class PostgresRun {
                             continue
                         }
                         let spelling = spellingOfField[field]
-                        Self.appendText(of: value, bytes: bytes) { text in
+                        Self.appendText(of: value, exact: batch.exactNumber(row: row, column: field, cell: value), bytes: bytes) { text in
                             if let canonical = spelling?.canonical(text) {
                                 canonical.withUnsafeBytes { hasher.combine(bytes: $0) }
                             } else {
@@ -814,8 +815,14 @@ final class PostgresRun {
         return predicate.range(of: "(?<![A-Za-z0-9_\"])\(escaped)(?![A-Za-z0-9_\"])", options: .regularExpression) != nil
     }
 
-    /// Appends the text COPY gets for a key value (the same for `1` and `"1"`).
-    static func appendText(of cell: Cell, bytes: UnsafePointer<UInt8>, _ append: (UnsafeRawBufferPointer) -> Void) {
+    /// Appends the text COPY gets for a key value (the same for `1` and `"1"`); `exact`
+    /// is a number's digits as written, where a double does not keep them
+    /// (`RecordBatch.exactNumber`).
+    static func appendText(of cell: Cell, exact: [UInt8]? = nil, bytes: UnsafePointer<UInt8>, _ append: (UnsafeRawBufferPointer) -> Void) {
+        if let exact {
+            exact.withUnsafeBytes(append)
+            return
+        }
         switch cell.kind {
         case .absent, .null: return
         case .integer:
@@ -889,9 +896,10 @@ final class PostgresRun {
     }
 
     /// Which of `values` (a date or time's text, and the kind of its column: `timestamp`
-    /// or `time` without time zone, `date`) PostgreSQL's own reading would store without
-    /// its zone (one other than UTC, read in UTC: the session's zone would pass a value
-    /// of its zone and one of UTC for the same wall time) or its time of day: the spellings
+    /// or `time` without time zone, `timetz`, `date`) PostgreSQL's own reading would
+    /// store without its zone (one other than UTC, read in UTC: the session's zone would
+    /// pass a value of its zone and one of UTC for the same wall time), its time of day
+    /// or its date (`time`, `timetz`): the spellings
     /// `PostgresValueCheck.classifyTime` cannot read. A value PostgreSQL cannot read is
     /// left for the COPY to refuse. (One round trip, for the rare values it takes.)
     func serverDrops(_ values: [(text: String, kind: String)]) throws -> Set<Int> {

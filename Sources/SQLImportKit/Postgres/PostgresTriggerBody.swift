@@ -25,8 +25,6 @@ enum PostgresTriggerBody {
         var calls = Set<String>()
         /// Every other name, for the views a text may read.
         var names = Set<String>()
-        /// Whether it casts (`::`, `CAST`), which may run a user-defined cast's function.
-        var casts = false
         /// The text outside strings and comments, for user-defined operators.
         var code: [UInt8] = []
     }
@@ -105,9 +103,6 @@ enum PostgresTriggerBody {
             case UInt8(ascii: "("):
                 if let name = lastName { reading.calls.insert(name) }
                 lastName = nil
-            case UInt8(ascii: ":") where index + 1 < bytes.count && bytes[index + 1] == UInt8(ascii: ":"):
-                reading.casts = true
-                lastName = nil
             default:
                 if isNameByte(byte) && !(UInt8(ascii: "0") ... UInt8(ascii: "9")).contains(byte) && byte != UInt8(ascii: "$") {
                     let start = index
@@ -115,7 +110,6 @@ enum PostgresTriggerBody {
                     // PostgreSQL folds an unquoted name's ASCII letters only.
                     let name = String(decoding: bytes[start ..< index].map { $0 &- UInt8(ascii: "A") < 26 ? $0 | 0x20 : $0 }, as: UTF8.self)
                     if writingWords.contains(name) { return writes() }
-                    if name == "cast" { reading.casts = true }
                     reading.names.insert(name)
                     lastName = name
                     reading.code.append(contentsOf: bytes[start ..< index])
@@ -149,11 +143,19 @@ enum PostgresTriggerBody {
     ]
 
     /// Built-in functions that run SQL given as text or read a table whose view may
-    /// write (`query_to_xml('DELETE ...')`, `ts_stat('SELECT ...')`).
+    /// write (`query_to_xml('DELETE ...')`, `ts_stat('SELECT ...')`), or change how the
+    /// text's names resolve (`set_config('search_path', ...)`).
     static func runsSQL(_ name: String) -> Bool {
-        ["ts_stat", "ts_rewrite"].contains(name) || name.hasSuffix("_to_xml") || name.hasSuffix("_to_xmlschema")
+        ["ts_stat", "ts_rewrite", "set_config"].contains(name) || name.hasSuffix("_to_xml") || name.hasSuffix("_to_xmlschema")
             || name.hasSuffix("_to_xml_and_xmlschema")
     }
+
+    /// Extensions whose functions in C compute values and write no row (an extension such
+    /// as `dblink` or `pg_background` runs SQL: any other counts as one that writes).
+    static let extensionsThatWriteNothing: Set<String> = [
+        "uuid-ossp", "pgcrypto", "citext", "pg_trgm", "hstore", "unaccent", "fuzzystrmatch", "btree_gin", "btree_gist", "intarray", "ltree",
+        "cube", "earthdistance", "isn", "postgis",
+    ]
 
     /// Whether, for a record written to the table `oid`, PostgreSQL may write another row:
     /// an enabled trigger of the table or of one of its partitions, its `WHEN` clause, a
@@ -187,19 +189,32 @@ enum PostgresTriggerBody {
                 texts.append(String(definition[when.upperBound ..< execute.lowerBound]))
             }
         }
-        // Column defaults and CHECK constraints run for each record too.
+        // So do column defaults, CHECK constraints (the table's, its partitions', and those
+        // of the domains of its columns), index expressions and predicates, and row-level
+        // security policies.
         let expressions = try connection.query(
             """
-            SELECT pg_get_expr(d.adbin, d.adrelid) FROM pg_attrdef d WHERE d.adrelid = $1::oid
-            UNION ALL SELECT pg_get_constraintdef(c.oid) FROM pg_constraint c WHERE c.conrelid = $1::oid AND c.contype = 'c'
+            WITH RECURSIVE tree (relid) AS (SELECT $1::oid UNION ALL SELECT i.inhrelid FROM pg_inherits i JOIN tree ON i.inhparent = tree.relid),
+            types (typ) AS (
+              SELECT a.atttypid FROM pg_attribute a JOIN tree ON a.attrelid = tree.relid WHERE a.attnum > 0 AND NOT a.attisdropped
+              UNION SELECT CASE WHEN t.typtype = 'd' THEN t.typbasetype ELSE t.typelem END FROM types JOIN pg_type t ON t.oid = types.typ
+              WHERE t.typtype = 'd' OR t.typcategory = 'A' AND t.typelem <> 0)
+            SELECT pg_get_expr(d.adbin, d.adrelid) FROM pg_attrdef d JOIN tree ON d.adrelid = tree.relid
+            UNION ALL SELECT pg_get_constraintdef(c.oid) FROM pg_constraint c JOIN tree ON c.conrelid = tree.relid WHERE c.contype = 'c'
+            UNION ALL SELECT pg_get_constraintdef(c.oid) FROM pg_constraint c JOIN types ON c.contypid = types.typ WHERE c.contype = 'c'
+            UNION ALL SELECT pg_get_expr(i.indexprs, i.indrelid) FROM pg_index i JOIN tree ON i.indrelid = tree.relid WHERE i.indexprs IS NOT NULL
+            UNION ALL SELECT pg_get_expr(i.indpred, i.indrelid) FROM pg_index i JOIN tree ON i.indrelid = tree.relid WHERE i.indpred IS NOT NULL
+            UNION ALL SELECT concat_ws(' ', pg_get_expr(p.polqual, p.polrelid), pg_get_expr(p.polwithcheck, p.polrelid))
+              FROM pg_policy p JOIN tree ON p.polrelid = tree.relid
             """, [oid])
         texts += expressions.compactMap { $0[0] }
         var readings = texts.map(read)
         if readings.contains(where: \.mayWrite) { return true }
         // Operators and casts a user defined (not an extension's) run their functions: an
-        // operator of the search path's schemas (one of another schema is written
-        // `OPERATOR(s.###)`, a call of an unknown name), and a cast where a text casts or,
-        // by assignment, where the table has a column of a type a user defined.
+        // operator of the search path's schemas where a text has its symbol (one of another
+        // schema is written `OPERATOR(s.###)`, a call of an unknown name), and a cast where
+        // a text names one of its types, where the table has a column of its target type
+        // (an assignment cast runs unwritten), or always when both are built in.
         let userOperators = try connection.query(
             """
             SELECT o.oprname, p.proname FROM pg_operator o JOIN pg_proc p ON p.oid = o.oprcode JOIN pg_namespace n ON n.oid = o.oprnamespace
@@ -208,18 +223,16 @@ enum PostgresTriggerBody {
             """)
         let userCasts = try connection.query(
             """
-            SELECT p.proname FROM pg_cast c JOIN pg_proc p ON p.oid = c.castfunc JOIN pg_namespace n ON n.oid = p.pronamespace
+            SELECT p.proname, s.typname, t.typname,
+              (s.typnamespace = 'pg_catalog'::regnamespace AND t.typnamespace = 'pg_catalog'::regnamespace
+               OR EXISTS (SELECT FROM pg_attribute a WHERE a.attrelid = $1::oid AND a.attnum > 0 AND NOT a.attisdropped
+                          AND a.atttypid = c.casttarget))::text
+            FROM pg_cast c JOIN pg_proc p ON p.oid = c.castfunc JOIN pg_namespace n ON n.oid = p.pronamespace
+              JOIN pg_type s ON s.oid = c.castsource JOIN pg_type t ON t.oid = c.casttarget
             WHERE n.nspname <> 'pg_catalog'
               AND NOT EXISTS (SELECT FROM pg_depend d WHERE d.classid = 'pg_cast'::regclass AND d.objid = c.oid AND d.deptype = 'e')
-            """)
-        let assignsUserTypes = try connection.query(
-            """
-            SELECT EXISTS (SELECT FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid
-              WHERE a.attrelid = $1::oid AND a.attnum > 0 AND NOT a.attisdropped AND t.typtype <> 'd'
-                AND t.typnamespace <> 'pg_catalog'::regnamespace
-                AND NOT EXISTS (SELECT FROM pg_depend d WHERE d.classid = 'pg_type'::regclass AND d.objid = t.oid AND d.deptype = 'e'))::text
-            """, [oid]).first?[0] != "false"
-        var calls = Set<String>()
+            """, [oid])
+        var calls = Set(userCasts.filter { $0[3] == "true" }.compactMap { $0[0] })
         var names = Set<String>()
         var read = Set<String>()
         for depth in 0 ... 8 {
@@ -230,13 +243,19 @@ enum PostgresTriggerBody {
                     guard let symbol = userOperator[0], let function = userOperator[1] else { continue }
                     if reading.code.firstRange(of: Array(symbol.utf8)) != nil { calls.insert(function) }
                 }
-                if reading.casts || assignsUserTypes { calls.formUnion(userCasts.compactMap { $0[0] }) }
+                for cast in userCasts where reading.names.contains(cast[1] ?? "") || reading.names.contains(cast[2] ?? "") {
+                    if let function = cast[0] { calls.insert(function) }
+                }
             }
             readings = []
             let unread = calls.subtracting(read)
-            if unread.isEmpty { break }
+            // A name may call a function without `(` after it (`(NEW).audit`, functional
+            // notation): names that are functions are read as calls, and need not be one.
+            let unreadNames = names.subtracting(read).subtracting(calls)
+            if unread.isEmpty && unreadNames.isEmpty { break }
             guard depth < 8 else { return true }
             read.formUnion(unread)
+            read.formUnion(unreadNames)
             let found = try connection.query(
                 """
                 SELECT p.proname, l.lanname, p.prokind, n.nspname, p.prosrc, (p.proconfig IS NOT NULL)::text,
@@ -244,7 +263,7 @@ enum PostgresTriggerBody {
                             WHERE d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e' LIMIT 1), '')
                 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace JOIN pg_language l ON l.oid = p.prolang
                 WHERE p.proname = ANY ($1::text[])
-                """, [PostgresArrayText.literal(unread)])
+                """, [PostgresArrayText.literal(unread.union(unreadNames))])
             let known = Set(found.compactMap { $0[0] })
             if unread.contains(where: { !known.contains($0) && !syntax.contains($0) }) { return true }
             for function in found {
@@ -261,7 +280,7 @@ enum PostgresTriggerBody {
                     if reading.mayWrite { return true }
                     readings.append(reading)
                 case "c", "internal":
-                    guard let extensionName = function[6], !extensionName.isEmpty, !["dblink", "postgres_fdw"].contains(extensionName) else { return true }
+                    guard let extensionName = function[6], Self.extensionsThatWriteNothing.contains(extensionName) else { return true }
                 default:
                     return true
                 }

@@ -178,7 +178,9 @@ struct JSONScanner {
             } else {
                 let column = namer.column(for: UnsafeBufferPointer(start: keyScratch.base, count: keyScratch.count), slot: slot, batch: batch)
                 slot += 1
-                batch.set(column: column, try parseFieldValue(into: batch, column: namer.keepsExactNumbers[column] ? column : nil, depth: depth))
+                let keepsExactNumber = namer.keepsExactNumbers[column]
+                if keepsExactNumber { batch.forgetExactNumber(column: column) }
+                batch.set(column: column, try parseFieldValue(into: batch, column: keepsExactNumber ? column : nil, depth: depth))
             }
             skipWhitespace()
             let next = try peek()

@@ -232,7 +232,8 @@ package enum NumberText {
 
     /// Whether the double `value` read from the JSON number `number` keeps its decimal
     /// value: always with 15 significant digits or fewer, but for a subnormal double,
-    /// which holds fewer (`1.2345678901234e-320` reads as `1.2347e-320`); else when the
+    /// which holds fewer (`1.2345678901234e-320` reads as `1.2347e-320`), or a zero read
+    /// from a number that is none (`2e-400`); else when the
     /// shortest text of the double is the same decimal (`0.6039200385961945`, what
     /// programs print), not when digits were lost (`12345678901234.5678` reads as
     /// `12345678901234.568`).

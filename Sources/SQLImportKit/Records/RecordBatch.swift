@@ -20,8 +20,9 @@ package final class RecordBatch: @unchecked Sendable {
     package internal(set) var inputIndex = 0
     /// How many numbers were kept as text because no SQLite number holds them exactly.
     package internal(set) var numbersKeptAsText = 0
-    /// The text of JSON numbers read as doubles that have more significant digits than a
-    /// double keeps (more than 15), by record and input column, with the double read:
+    /// The text of JSON numbers whose double does not give their decimal back
+    /// (`NumberText.keepsDecimal`: more digits than it keeps, or a subnormal or zero
+    /// double of a number that is not zero), by record and input column, with the double:
     /// a PostgreSQL `numeric` column stores the digits as written (its export's
     /// `12345678901234.5678` came back `12345678901234.568`). Rare, so a dictionary.
     private(set) var exactNumbers: [ExactNumberKey: (bits: Int64, text: [UInt8])] = [:]
@@ -322,6 +323,13 @@ package final class RecordBatch: @unchecked Sendable {
     /// `value` (`exactNumbers`).
     func noteExactNumber(column: Int, value: Double, text: UnsafeRawBufferPointer) {
         pendingExactNumbers.append((column, Int64(bitPattern: value.bitPattern), Array(text)))
+    }
+
+    /// Forgets the text kept for `column` of the row being built: a field given twice
+    /// (`{"p":1.00000000000000001,"p":1}`) stores its last value, whose double an earlier
+    /// text may share.
+    @inline(__always) func forgetExactNumber(column: Int) {
+        if !pendingExactNumbers.isEmpty { pendingExactNumbers.removeAll { $0.column == column } }
     }
 
     private func keepExactNumbers(byteOffset: Int64) {
