@@ -100,28 +100,11 @@ enum ReportWriter {
     /// truncated and removed whatever it was, a database or a link's target.)
     static func checkWritable(_ destination: String) throws {
         guard destination != "-", specialFile(destination) == nil else { return }
-        let (temporary, descriptor) = createTemporary(next: resolvedLink(destination))
-        guard descriptor >= 0 else {
-            throw OutputError.cannotCreate(path: destination, reason: "the report (--report): \(String(cString: strerror(errno)))")
+        do {
+            try AtomicOutputFile(destination: destination, purpose: "report", inPlace: false).discard()
+        } catch OutputError.cannotCreate(let path, let reason) {
+            throw OutputError.cannotCreate(path: path, reason: "the report (--report): \(reason)")
         }
-        close(descriptor)
-        unlink(temporary)
-        TemporaryFiles.shared.unregister(temporary)
-    }
-
-    /// Creates a new file beside `destination` under a name no other file has
-    /// (`TemporaryFiles.sibling`, `O_EXCL`: never an existing file, never through a
-    /// link), registered for removal on a signal; the descriptor is -1 on failure.
-    private static func createTemporary(next destination: String) -> (path: String, descriptor: Int32) {
-        let temporary = TemporaryFiles.sibling(of: destination, purpose: "report")
-        TemporaryFiles.shared.register(temporary)
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
-        if descriptor < 0 {
-            let code = errno
-            TemporaryFiles.shared.unregister(temporary)
-            errno = code
-        }
-        return (temporary, descriptor)
     }
 
     private static func emit(_ report: Report, to destination: String) throws {
@@ -153,35 +136,31 @@ enum ReportWriter {
                 throw OutputError.writeFailed(path: destination, reason: "the report (--report): \(String(cString: strerror(errno)))")
             }
         } else {
-            // Write then rename(2) over the old report, so that a reader never sees half a
-            // report. (FileManager.replaceItemAt fails on Linux when the file is new.) A
-            // symbolic link is followed: the file it names is replaced, not the link.
-            let destination = resolvedLink(destination)
+            // Written under a fresh name beside it (`AtomicOutputFile`: created exclusively,
+            // never through a link; a fixed `FILE.tmp` emptied whatever was there), synced,
+            // then renamed over the old report, so that a reader never sees half a report.
+            // A symbolic link is followed: the file it names is replaced, not the link.
             // A report that cannot be written takes the previous run's away (an unlink
             // needs no free space): a report left standing would describe another run.
-            func fail(_ reason: String, removing temporary: String?) -> OutputError {
-                if let temporary {
-                    unlink(temporary)
-                    TemporaryFiles.shared.unregister(temporary)
+            do {
+                let file = try AtomicOutputFile(destination: destination, purpose: "report", inPlace: false)
+                do {
+                    let sink = file.makeSink()
+                    try data.withUnsafeBytes { try sink.write($0) }
+                    try file.commit(replacing: true, what: "reports")
+                } catch {
+                    file.discard()
+                    throw error
                 }
-                unlink(destination)
-                return OutputError.writeFailed(path: destination, reason: "the report (--report): \(reason); the previous report was removed")
-            }
-            let (temporary, descriptor) = createTemporary(next: destination)
-            guard descriptor >= 0 else { throw fail(String(cString: strerror(errno)), removing: nil) }
-            var written = 0
-            data.withUnsafeBytes { bytes in
-                while written < bytes.count {
-                    let count = Foundation.write(descriptor, bytes.baseAddress! + written, bytes.count - written)
-                    if count < 0 && errno == EINTR { continue }
-                    guard count > 0 else { return }
-                    written += count
+            } catch let error as OutputError {
+                unlink(resolvedLink(destination))
+                let reason: String
+                switch error {
+                case .cannotCreate(_, let why), .writeFailed(_, let why): reason = why
+                default: reason = "\(error)"
                 }
+                throw OutputError.writeFailed(path: destination, reason: "the report (--report): \(reason); the previous report was removed")
             }
-            let failure = written < data.count || fsync(descriptor) != 0 ? String(cString: strerror(errno)) : nil
-            if close(descriptor) != 0 || failure != nil { throw fail(failure ?? String(cString: strerror(errno)), removing: temporary) }
-            guard rename(temporary, destination) == 0 else { throw fail(String(cString: strerror(errno)), removing: temporary) }
-            TemporaryFiles.shared.unregister(temporary)
         }
     }
 }
