@@ -1997,6 +1997,11 @@ import Testing
         #expect(run.status == 0, "\(run.stderr)")
         #expect(try Self.counts(directory.appendingPathComponent("r.json"))["duplicateKeys"] == 0)
         #expect(try PostgresServer.query(url, "SELECT k, v FROM n ORDER BY k") == "12345678901234.56781|a\n12345678901234.56782|b\n")
+        // A field given twice is its last value, whose double the first one's shares.
+        TestSupport.write(#"{"k":1,"v":"twice","k":12345678901234.5679,"k":12345678901234.568}"# + "\n", to: directory.appendingPathComponent("twice.jsonl"))
+        #expect(try TestSupport.run(["twice.jsonl", "--db", url, "--table", "n", "--upsert", "k"], in: directory).status == 0)
+        #expect(try PostgresServer.query(url, "SELECT count(*) FROM n WHERE v = 'twice' AND k = 12345678901234.568") == "1\n")
+        _ = try PostgresServer.query(url, "DELETE FROM n WHERE v = 'twice'")
         TestSupport.write(#"{"k":12345678901234.56782,"gone":true}"# + "\n", to: directory.appendingPathComponent("gone.jsonl"))
         let gone = try TestSupport.run(["gone.jsonl", "--db", url, "--table", "n", "--upsert", "k", "--tombstone", "gone"], in: directory)
         #expect(gone.status == 0, "\(gone.stderr)")
