@@ -943,7 +943,7 @@ final class PostgresRun {
         droppedByServer.removeAll(keepingCapacity: true)
         let types = fields.map { schema.column(named: columnOfField[$0]!)?.baseType ?? "" }
         let limits = types.map(PostgresValueCheck.Limit.init(type:))
-        if zip(limits, types).contains(where: PostgresValueCheck.serverMayJudge) {
+        if limits.contains(where: PostgresValueCheck.serverMayJudge) {
             var judged: [(row: Int, position: Int)] = []
             var values: [(text: String, kind: String)] = []
             batch.bytes.withUnsafeBufferPointer { buffer in

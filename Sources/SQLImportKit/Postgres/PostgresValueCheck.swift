@@ -180,8 +180,9 @@ extension PostgresValueCheck {
         case none
         case scale(Int)
         case characters(Int)
-        /// Digits of a second, and whether the column keeps a value's zone.
-        case time(precision: Int, keepsZone: Bool)
+        /// Digits of a second, whether the column keeps a value's zone, and whether it
+        /// holds a time of day alone (`time`, `timetz`: it drops a date).
+        case time(precision: Int, keepsZone: Bool, ofDay: Bool)
         case date
 
         /// From `format_type`: `numeric(6,2)`, `character varying(3)`, `character(3)`,
@@ -202,9 +203,9 @@ extension PostgresValueCheck {
                 // (Not `character(n)`: its trailing spaces carry no meaning, `'ab' = 'ab '`.)
                 self = .characters(numbers[0])
             } else if let numbers = modifiers(after: "timestamp") ?? modifiers(after: "time"), numbers.count == 1 {
-                self = .time(precision: numbers[0], keepsZone: !type.hasSuffix("without time zone"))
+                self = .time(precision: numbers[0], keepsZone: !type.hasSuffix("without time zone"), ofDay: !type.hasPrefix("timestamp"))
             } else if type.hasPrefix("timestamp ") || type.hasPrefix("time ") {
-                self = .time(precision: 6, keepsZone: !type.hasSuffix("without time zone"))
+                self = .time(precision: 6, keepsZone: !type.hasSuffix("without time zone"), ofDay: type.hasPrefix("time "))
             } else if type == "date" {
                 self = .date
             } else {
@@ -239,14 +240,14 @@ extension PostgresValueCheck {
                 guard characters > limit, text.suffix(characters - limit).allSatisfy({ $0 == 0x20 }) else { return nil }
                 return "has \(characters) characters, and this \(type) column would cut its trailing spaces to fit \(limit); trim them in the input, or widen the column"
             }
-        case .time(let precision, let keepsZone):
+        case .time(let precision, let keepsZone, let ofDay):
             guard cell.kind == .text || cell.kind == .untypedText else { return nil }
             return text { text in
                 if let digits = fractionalSecondDigits(text), digits > precision {
                     return "has fractional seconds to \(digits) digits, and this \(type) column would round them to \(precision); round them in the input, or give the column more precision"
                 }
                 // A date given to a `time`: two times of other days would become one.
-                if isTimeOfDay(type), startsWithDate(text) {
+                if ofDay, startsWithDate(text) {
                     return "has a date, which this \(type) column would drop (times of other days would become one); give the time alone in the input, or declare the column timestamp"
                 }
                 guard !keepsZone else {
@@ -259,7 +260,7 @@ extension PostgresValueCheck {
                 case .dropsZone(let zone): return zoneDropped(zone, type: type)
                 case .undecided:
                     guard droppedByServer else { return nil }
-                    if isTimeOfDay(type) {
+                    if ofDay {
                         return "has a date or a time zone other than UTC (as PostgreSQL reads it), which this \(type) column would drop; give the time alone, in UTC, in the input, or declare the column timestamp with time zone"
                     }
                     return zoneDropped(nil, type: type)
@@ -278,16 +279,13 @@ extension PostgresValueCheck {
         }
     }
 
-    /// Whether a column of `type` holds a time of day without a date (`time`, `timetz`).
-    static func isTimeOfDay(_ type: String) -> Bool { type.hasPrefix("time ") || type.hasPrefix("time(") }
-
-    /// Whether values of a column of `type` (its `limit`) that are not ISO 8601 are judged
-    /// by PostgreSQL's reading (`serverJudges`): a column that drops a zone or a time of
+    /// Whether values of a column (its `limit`) that are not ISO 8601 are judged by
+    /// PostgreSQL's reading (`serverJudges`): a column that drops a zone or a time of
     /// day, and a `timetz`, which drops a date.
-    static func serverMayJudge(_ limit: Limit, type: String) -> Bool {
+    static func serverMayJudge(_ limit: Limit) -> Bool {
         switch limit {
-        case .date, .time(_, keepsZone: false): return true
-        case .time(_, keepsZone: true): return isTimeOfDay(type)
+        case .date, .time(_, keepsZone: false, _): return true
+        case .time(_, keepsZone: true, let ofDay): return ofDay
         default: return false
         }
     }
@@ -330,8 +328,8 @@ extension PostgresValueCheck {
         guard cell.kind == .text || cell.kind == .untypedText else { return nil }
         let kind: String
         switch limit {
-        case .time(_, keepsZone: false): kind = type.hasPrefix("timestamp") ? "timestamp" : "time"
-        case .time(_, keepsZone: true) where isTimeOfDay(type): kind = "timetz"
+        case .time(_, keepsZone: false, let ofDay): kind = ofDay ? "time" : "timestamp"
+        case .time(_, keepsZone: true, ofDay: true): kind = "timetz"
         case .date: kind = "date"
         default: return nil
         }
