@@ -154,12 +154,14 @@ import Testing
 
     /// `--scope` holds whatever the table is called: a table named `s` (the alias of the
     /// scope's subquery) had every row in scope, and the rows of other libraries were
-    /// deleted; one named `g` (the deleted candidates' alias), or `S`, is no different.
+    /// deleted; one named `g` (the deleted candidates' alias), or `S`, is no different. Nor
+    /// is one named as the run's temporary tables are (`sqlimport_scope` stopped the run
+    /// with exit 70: the temporary table hid it).
     @Test func aScopeHoldsWhateverTheTableIsCalled() throws {
         let directory = TestSupport.temporaryDirectory()
         defer { TestSupport.remove(directory) }
         TestSupport.write(#"{"id":1,"lib":"a","v":"x"}"# + "\n", to: directory.appendingPathComponent("a.jsonl"))
-        for table in ["items", "s", "S", "g"] {
+        for table in ["items", "s", "S", "g", "sqlimport_scope", "SQLImport_Mirror_New", "sqlimport_mirror_gone"] {
             let database = directory.appendingPathComponent("\(table.lowercased())\(table == "S" ? "2" : "").db").path
             try TestSupport.createDatabase(
                 database,

@@ -37,14 +37,19 @@ extension ImportRun {
 
     /// The name of the temporary trigger `watchInsertsBelowStartMax` creates.
     static let insertWatch = "sqlimport_mirror_inserted"
+
+    // The temporary tables below are named apart from the table: a temporary table hides a
+    // main one of its name from every name in the run's SQL that is not `main.`-qualified.
     /// The rows that trigger saw inserted (`r`, their rowids): this run's, not the
     /// table's before it, though their rowids are below `TouchedRows.startMax`.
-    static let insertedRows = "sqlimport_mirror_new"
+    var insertedRowsTable: String { Self.alias("sqlimport_mirror_new", apartFrom: table) }
     /// The temporary trigger and table of the candidates the run deleted before the end
     /// (a tombstone, a trigger): the rows in scope before the run, `--max-delete`'s base,
     /// count them too.
     static let deleteWatch = "sqlimport_mirror_deleted"
-    static let deletedCandidates = "sqlimport_mirror_gone"
+    var deletedCandidatesTable: String { Self.alias("sqlimport_mirror_gone", apartFrom: table) }
+    /// The `--scope` values of the input.
+    var scopeTable: String { Self.alias("sqlimport_scope", apartFrom: table) }
 
     /// Marks every row the run inserts at or below `TouchedRows.startMax`, which
     /// `TouchedRows` would otherwise take for a row that was there before, and delete:
@@ -63,10 +68,10 @@ extension ImportRun {
         let rowid = "new.\(rowidName)"
         let quotedTable = SQLIdentifier.quote(table)
         try dropMirrorWatches()
-        try db.execute(sql: "CREATE TEMP TABLE \(Self.insertedRows) (r INTEGER PRIMARY KEY)")
+        try db.execute(sql: "CREATE TEMP TABLE \(insertedRowsTable) (r INTEGER PRIMARY KEY)")
         try db.execute(
             sql: "CREATE TEMP TRIGGER \(Self.insertWatch) AFTER INSERT ON \(quotedTable) WHEN \(rowid) <= \(touched.startMax) "
-                + "BEGIN SELECT \(Self.insertWatch)(\(rowid)); INSERT OR IGNORE INTO \(Self.insertedRows) VALUES (\(rowid)); END")
+                + "BEGIN SELECT \(Self.insertWatch)(\(rowid)); INSERT OR IGNORE INTO \(insertedRowsTable) VALUES (\(rowid)); END")
         // A candidate deleted before the end is noted as it goes, by its rowid, once:
         // BEFORE the deletion, so that the table's own affinities and collations decide
         // whether it was one. (The app's own BEFORE DELETE trigger, which runs after this
@@ -78,12 +83,12 @@ extension ImportRun {
             let affinity = schema.affinity(ofColumn: schema.columnIndex(named: name)!)
             return ", \(SQLIdentifier.quote(name)) \(affinity == .blob ? "" : affinity.rawValue)"
         }.joined()
-        try db.execute(sql: "CREATE TEMP TABLE \(Self.deletedCandidates) (\(Self.deletedRowidColumn(apartFrom: scope)) INTEGER PRIMARY KEY\(scopeDefinitions))")
+        try db.execute(sql: "CREATE TEMP TABLE \(deletedCandidatesTable) (\(Self.deletedRowidColumn(apartFrom: scope)) INTEGER PRIMARY KEY\(scopeDefinitions))")
         let conditions = candidateConditions(schema)
         try db.execute(
             sql: "CREATE TEMP TRIGGER \(Self.deleteWatch) BEFORE DELETE ON \(quotedTable) "
-                + "WHEN old.\(rowidName) <= \(touched.startMax) AND old.\(rowidName) NOT IN (SELECT r FROM temp.\(Self.insertedRows)) "
-                + "BEGIN INSERT OR IGNORE INTO \(Self.deletedCandidates) SELECT \(kept) FROM \(quotedTable) WHERE \(quotedTable).\(rowidName) = old.\(rowidName)"
+                + "WHEN old.\(rowidName) <= \(touched.startMax) AND old.\(rowidName) NOT IN (SELECT r FROM temp.\(insertedRowsTable)) "
+                + "BEGIN INSERT OR IGNORE INTO \(deletedCandidatesTable) SELECT \(kept) FROM \(quotedTable) WHERE \(quotedTable).\(rowidName) = old.\(rowidName)"
                 + (conditions.isEmpty ? "" : " AND " + conditions.joined(separator: " AND ")) + "; END")
         watchesInserts = true
     }
@@ -99,8 +104,8 @@ extension ImportRun {
     private func dropMirrorWatches() throws {
         try db.execute(sql: "DROP TRIGGER IF EXISTS temp.\(Self.insertWatch)")
         try db.execute(sql: "DROP TRIGGER IF EXISTS temp.\(Self.deleteWatch)")
-        try db.execute(sql: "DROP TABLE IF EXISTS temp.\(Self.insertedRows)")
-        try db.execute(sql: "DROP TABLE IF EXISTS temp.\(Self.deletedCandidates)")
+        try db.execute(sql: "DROP TABLE IF EXISTS temp.\(insertedRowsTable)")
+        try db.execute(sql: "DROP TABLE IF EXISTS temp.\(deletedCandidatesTable)")
     }
 
     /// The table's names of the `--scope` columns.
@@ -299,11 +304,11 @@ extension ImportRun {
         var scopeMatch: ((String) -> String)?
         if !scopeInputs.isEmpty {
             let columns = mirrorScopeColumns(schema)
-            try db.execute(sql: "DROP TABLE IF EXISTS temp.sqlimport_scope")
+            try db.execute(sql: "DROP TABLE IF EXISTS temp.\(scopeTable)")
             try db.execute(
-                sql: "CREATE TEMP TABLE sqlimport_scope AS SELECT \(columns.map { "\(quotedTable).\(SQLIdentifier.quote($0))" }.joined(separator: ", ")) FROM \(quotedTable) WHERE 0")
+                sql: "CREATE TEMP TABLE \(scopeTable) AS SELECT \(columns.map { "\(quotedTable).\(SQLIdentifier.quote($0))" }.joined(separator: ", ")) FROM \(quotedTable) WHERE 0")
             let insert = try db.makeStatement(
-                sql: "INSERT INTO temp.sqlimport_scope VALUES (" + columns.map { _ in "?" }.joined(separator: ", ") + ")")
+                sql: "INSERT INTO temp.\(scopeTable) VALUES (" + columns.map { _ in "?" }.joined(separator: ", ") + ")")
             for key in scopeValues {
                 try insert.execute(arguments: StatementArguments(key.map { value -> DatabaseValueConvertible? in
                     switch value {
@@ -318,8 +323,9 @@ extension ImportRun {
             // The table's column on the left: its collation decides, as its indexes do.
             let collations = columns.map { TableSchema.collation(of: $0, in: table, connection: db.sqliteConnection) }
             let scope = Self.alias("s", apartFrom: table)
+            let scopeTable = scopeTable
             scopeMatch = { rows in
-                "EXISTS (SELECT 1 FROM temp.sqlimport_scope AS \(scope) WHERE "
+                "EXISTS (SELECT 1 FROM temp.\(scopeTable) AS \(scope) WHERE "
                     + zip(columns, collations).map { "\(rows).\(SQLIdentifier.quote($0)) IS \(scope).\(SQLIdentifier.quote($0)) COLLATE \(SQLIdentifier.quote($1))" }
                     .joined(separator: " AND ") + ")"
             }
@@ -350,13 +356,13 @@ extension ImportRun {
         var before = touched.map { "\(rowid) <= \(min($0.startMax, carriedStartMax ?? $0.startMax))" } ?? "1"
         var deletedCandidates = 0
         if watchesInserts {
-            before += " AND \(rowid) NOT IN (SELECT r FROM temp.\(Self.insertedRows))"
-            let gone = "temp.\(Self.deletedCandidates)"
+            before += " AND \(rowid) NOT IN (SELECT r FROM temp.\(insertedRowsTable))"
+            let gone = "temp.\(deletedCandidatesTable)"
             // Gone: not there now, or there as a row this run inserted with its rowid.
             let rowidName = Self.rowidName(of: schema)
             let g = Self.alias("g", apartFrom: table)
             let r = "\(g).\(Self.deletedRowidColumn(apartFrom: mirrorScopeColumns(schema)))"
-            let reallyGone = "(NOT EXISTS (SELECT 1 FROM \(quotedTable) WHERE \(quotedTable).\(rowidName) = \(r)) OR \(r) IN (SELECT r FROM temp.\(Self.insertedRows)))"
+            let reallyGone = "(NOT EXISTS (SELECT 1 FROM \(quotedTable) WHERE \(quotedTable).\(rowidName) = \(r)) OR \(r) IN (SELECT r FROM temp.\(insertedRowsTable)))"
             deletedCandidates = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(gone) AS \(g) WHERE \(reallyGone)" + (scopeMatch.map { " AND " + $0(g) } ?? "")) ?? 0
             // The deletion below is not the run's before the end.
             try db.execute(sql: "DROP TRIGGER IF EXISTS temp.\(Self.deleteWatch)")
