@@ -2008,6 +2008,39 @@ import Testing
         #expect(try PostgresServer.query(url, "SELECT k FROM n") == "12345678901234.56781\n")
     }
 
+    /// A top-level JSON number into a `json` or `jsonb` column is its text as written, as
+    /// a nested one is: it went in as a double, so `jsonb` stored `12345678901234.568`
+    /// for `12345678901234.5678` (its `numeric` keeps every digit), and `json` respelled
+    /// `1e2` as `100.0` and `-0` as `0`. Exported and imported back, the rows are the same.
+    @Test func aNumberIntoAJSONColumnIsItsTextAsWritten() throws {
+        let url = try PostgresServer.database(
+            schema: Self.schemaName(#function), setUp: "CREATE TABLE j (id integer PRIMARY KEY, a json, b jsonb); CREATE TABLE copied (LIKE j INCLUDING ALL);")
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        TestSupport.write(
+            [#"{"id":1,"a":12345678901234.5678,"b":12345678901234.5678}"#, #"{"id":2,"a":1e2,"b":1E+2}"#,
+             #"{"id":3,"a":-0,"b":1.50}"#, #"{"id":4,"a":{"n":1e2},"b":123456789012345678901234567890}"#].joined(separator: "\n") + "\n",
+            to: directory.appendingPathComponent("in.jsonl"))
+        let run = try TestSupport.run(["in.jsonl", "--db", url, "--table", "j", "--upsert", "id", "--report", "r.json"], in: directory)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try Self.counts(directory.appendingPathComponent("r.json"))["numbersKeptAsText"] == 0)
+        #expect(!run.stderr.contains("warning"), "\(run.stderr)")
+        #expect(
+            try PostgresServer.query(url, "SELECT id, a::text, b::text FROM j ORDER BY id")
+                == "1|12345678901234.5678|12345678901234.5678\n2|1e2|100\n3|-0|1.50\n4|{\"n\":1e2}|123456789012345678901234567890\n")
+        // Again: nothing changed.
+        let again = try TestSupport.run(["in.jsonl", "--db", url, "--table", "j", "--upsert", "id", "--report", "again.json"], in: directory)
+        #expect(try Self.counts(directory.appendingPathComponent("again.json"))["unchanged"] == 4, "\(again.stderr)")
+        // Export, then import into a table of the same shape: the same text.
+        #expect(try TestSupport.run(["export", "j", "--db", url, "-o", "j.jsonl"], in: directory).status == 0)
+        let back = try TestSupport.run(["j.jsonl", "--db", url, "--table", "copied", "--upsert", "id"], in: directory)
+        #expect(back.status == 0, "\(back.stderr)")
+        let rows = "SELECT id, a::text, b::text FROM %@ ORDER BY id"
+        #expect(
+            try PostgresServer.query(url, rows.replacingOccurrences(of: "%@", with: "copied"))
+                == (try PostgresServer.query(url, rows.replacingOccurrences(of: "%@", with: "j"))))
+    }
+
     /// `numbersKeptAsText` counted every big number read: those of records PostgreSQL
     /// refused, and again those of the records a resumed run skips. It counts the
     /// numbers written, as on SQLite (`SilentlyWrongRowTests`).

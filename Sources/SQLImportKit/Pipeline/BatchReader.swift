@@ -81,6 +81,7 @@ final class BatchReader: BatchSource, @unchecked Sendable {
         self.paths = paths
         self.options = options
         namer.exactNumberFields = options.exactNumberFields
+        namer.numberTextFields = options.numberTextFields
         self.rowsPerBatch = rowsPerBatch
         self.bytesPerBatch = bytesPerBatch
         self.keepRaw = keepRaw

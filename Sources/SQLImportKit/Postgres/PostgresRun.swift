@@ -213,6 +213,11 @@ final class PostgresRun {
         readerOptions.exactNumberFields = options.alter ? nil : tableSchema.map { schema in
             Set(schema.columns.filter { PostgresValueCheck.Family(type: $0.baseType) == .numeric }.map { $0.name.lowercased() })
         }
+        // A top-level number into `json`/`jsonb` as written, as a nested one is: `jsonb`
+        // keeps `12345678901234.5678` (a double would be `12345678901234.568`), `json`
+        // keeps `1e2` and `-0`.
+        readerOptions.numberTextFields = Set(
+            (tableSchema?.columns ?? []).filter { ["json", "jsonb"].contains($0.baseType) }.map { $0.name.lowercased() })
 
         defer { rejectsFile?.close() }
         if options.commitEvery != nil && !options.dryRun { try prepareRunLog() }

@@ -15,6 +15,9 @@ final class ColumnNamer {
     /// `ReaderOptions.exactNumberFields`, and for each column whether it is one.
     var exactNumberFields: Set<String>? = []
     private(set) var keepsExactNumbers: [Bool] = []
+    /// `ReaderOptions.numberTextFields`, and for each column whether it is one.
+    var numberTextFields: Set<String> = []
+    private(set) var keepsNumberText: [Bool] = []
 
     init(existing: [String] = []) {
         nameStarts.append(0)
@@ -54,12 +57,12 @@ final class ColumnNamer {
         nameBytes.append(contentsOf: name.utf8)
         nameStarts.append(nameBytes.count)
         numbers[NameKey(name)] = number
-        keepsExactNumbers.append(exactNumberFields.map { fields in
-            // A nested field (`meta` U+001F `price`) by its leaf, or as `meta_price`.
-            let lowered = name.lowercased()
-            let path = lowered.split(separator: Character(FieldPath.separatorString), omittingEmptySubsequences: false)
-            return fields.contains(lowered) || fields.contains(String(path.last ?? "")) || fields.contains(path.joined(separator: "_"))
-        } ?? true)
+        // A nested field (`meta` U+001F `price`) by its leaf, or as `meta_price`.
+        let lowered = name.lowercased()
+        let path = lowered.split(separator: Character(FieldPath.separatorString), omittingEmptySubsequences: false)
+        let names = [lowered, String(path.last ?? ""), path.joined(separator: "_")]
+        keepsExactNumbers.append(exactNumberFields.map { fields in names.contains(where: fields.contains) } ?? true)
+        keepsNumberText.append(!numberTextFields.isEmpty && names.contains(where: numberTextFields.contains))
         return number
     }
 }

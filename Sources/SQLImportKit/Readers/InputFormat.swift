@@ -69,6 +69,11 @@ public struct ReaderOptions: Sendable {
     /// name ignoring case (a nested field by its leaf's name too); nil for every field
     /// (a table still to be created may get such a column by `--type`).
     package var exactNumberFields: Set<String>? = []
+    /// The fields whose JSON numbers are their text as written, always (a `.numberAsText`
+    /// cell, not counted as kept for want of a fit): those of PostgreSQL `json` and
+    /// `jsonb` columns, which hold a number as JSON text (`json` as written, `jsonb` as
+    /// `numeric`, every digit), by name as `exactNumberFields`.
+    package var numberTextFields: Set<String> = []
 
     public init() {}
 }

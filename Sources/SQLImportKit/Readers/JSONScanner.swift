@@ -180,7 +180,9 @@ struct JSONScanner {
                 slot += 1
                 let keepsExactNumber = namer.keepsExactNumbers[column]
                 if keepsExactNumber { batch.forgetExactNumber(column: column) }
-                batch.set(column: column, try parseFieldValue(into: batch, column: keepsExactNumber ? column : nil, depth: depth))
+                batch.set(
+                    column: column,
+                    try parseFieldValue(into: batch, column: keepsExactNumber ? column : nil, keepsText: namer.keepsNumberText[column], depth: depth))
             }
             skipWhitespace()
             let next = try peek()
@@ -193,9 +195,11 @@ struct JSONScanner {
         keyScratch.truncate(to: prefixLength)
     }
 
-    /// - Parameter column: the field's column when a number's text may be kept
-    ///   (`ColumnNamer.keepsExactNumbers`), else nil.
-    private mutating func parseFieldValue(into batch: RecordBatch, column: Int?, depth: Int) throws(Failure) -> Cell {
+    /// - Parameters:
+    ///   - column: the field's column when a number's text may be kept
+    ///     (`ColumnNamer.keepsExactNumbers`), else nil.
+    ///   - keepsText: whether a number is its text as written (`ColumnNamer.keepsNumberText`).
+    private mutating func parseFieldValue(into batch: RecordBatch, column: Int?, keepsText: Bool = false, depth: Int) throws(Failure) -> Cell {
         let byte = try peek()
         switch byte {
         case UInt8(ascii: "\""):
@@ -205,6 +209,11 @@ struct JSONScanner {
         case UInt8(ascii: "-"), UInt8(ascii: "0") ... UInt8(ascii: "9"):
             let (start, isInteger) = try scanNumber()
             let text = UnsafeRawBufferPointer(start: base + start, count: index - start)
+            if keepsText {
+                let offset = batch.bytes.count
+                batch.bytes.append(contentsOf: text)
+                return Cell(kind: .numberAsText, payload: Int64(offset), length: UInt32(text.count))
+            }
             if isInteger, case .value(let value) = NumberText.parseInteger(text) {
                 return .integer(value)
             }
