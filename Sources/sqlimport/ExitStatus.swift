@@ -100,6 +100,8 @@ enum ExitStatus {
         case let error as ImportError:
             switch error {
             case .interrupted(let signal): return 128 + signal
+            case .anotherRun: return temporary
+            case .runLockUnavailable: return ioError
             case .emptyRecord, .invalidFieldName, .tooManyRejects, .inputChangedSinceInterruptedRun, .deferredForeignKey: return badData
             default: return usage
             }

@@ -525,6 +525,140 @@ import Testing
         #expect(indexes == ["idx_items_sync_identity", "items_name", "items_notes"])
     }
 
+    // MARK: - Overlapping runs and the app's writers
+
+    /// `count` seeds-schema records of library 1 with random UUID keys, named `tag`.
+    static func uuidItemsJSONL(_ count: Int, tag: String) -> String {
+        (0 ..< count).map { _ in
+            #"{"id":"\#(UUID().uuidString.lowercased())","name":"\#(tag)","libraryID":1,"remoteID":"\#(UUID().uuidString.lowercased())","updatedAt":"2026-11-28"}"#
+        }.joined(separator: "\n") + "\n"
+    }
+
+    /// Starts the binary reading standard input, which the caller writes and closes.
+    static func launchReadingStandardInput(_ arguments: [String], in directory: URL) throws -> (process: Process, input: FileHandle) {
+        let process = Process()
+        process.executableURL = TestSupport.executable
+        process.arguments = ["-"] + arguments
+        process.currentDirectoryURL = directory
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        let input = Pipe()
+        process.standardInput = input
+        try process.run()
+        return (process, input.fileHandleForWriting)
+    }
+
+    /// Waits until `condition` holds, for at most `seconds`.
+    static func waitUntil(_ seconds: TimeInterval, _ condition: () throws -> Bool) rethrows -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if try condition() { return true }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        return try condition()
+    }
+
+    /// Runs a mirror of `first` into `items` with `run`, one that stops between two of
+    /// its checkpoints while a run of the binary with `second` starts (with a long
+    /// `--busy-timeout`), and again while one starts that gives up after 0.3 s.
+    /// - Returns: the first's exit status, after its end, and the second's output.
+    static func overlap(
+        _ first: String, database: String, second: [String], in directory: URL, run: (ImportOptions) throws -> Void
+    ) throws -> (waited: Int32, gaveUp: TestSupport.Output) {
+        let checkpoints = Mutex(0)
+        let refused = Mutex<TestSupport.Output?>(nil)
+        let waiting = Mutex<Process?>(nil)
+        var options = ImportOptions(inputs: [first], databasePath: database)
+        options.table = "items"
+        options.upsert = ["libraryID", "remoteID"]
+        options.mirror.deleteMissing = true
+        options.mirror.scope = ["libraryID"]
+        options.mirror.maxDelete = .percent(100)
+        options.commitEvery = 50
+        options.rowsPerBatch = 50
+        options.betweenCheckpoints = {
+            switch checkpoints.withLock({ $0 += 1; return $0 }) {
+            case 2:
+                waiting.withLock { $0 = try? Self.launch(second + ["--busy-timeout", "60000"], in: directory) }
+                Thread.sleep(forTimeInterval: 0.5)
+            case 4:
+                let output = try? TestSupport.run(second + ["--busy-timeout", "300"], in: directory)
+                refused.withLock { $0 = output }
+            default:
+                break
+            }
+        }
+        try run(options)
+        let process = try #require(waiting.withLock { $0 })
+        process.waitUntilExit()
+        return (process.terminationStatus, try #require(refused.withLock { $0 }))
+    }
+
+    /// Two cron mirrors of one library that overlap, with `--commit-every`: the second
+    /// took SQLite's write lock between the first one's checkpoints, and each took the
+    /// other's committed rows for rows inserted since it began. Both exited 0 and the
+    /// table kept both files' rows (340,000 of 200,000 and 200,000: helper-82). A run now
+    /// holds the database's run lock from its first transaction to its last: the second
+    /// waits, or exits 75 past `--busy-timeout`, and the table is the serial outcome.
+    @Test func twoRunsOnOneDatabaseNeverInterleave() throws {
+        let workspace = try Workspace()
+        defer { workspace.cleanUp() }
+        let first = workspace.file("first.jsonl", Self.uuidItemsJSONL(600, tag: "first"))
+        _ = workspace.file("second.jsonl", Self.uuidItemsJSONL(500, tag: "second"))
+        let mirror = ["--db", workspace.database, "--table", "items", "--upsert", "libraryID,remoteID", "--delete-missing", "--scope", "libraryID",
+                      "--max-delete", "100%", "--commit-every", "50"]
+        let (waited, gaveUp) = try Self.overlap(first, database: workspace.database, second: ["second.jsonl"] + mirror, in: workspace.directory) {
+            _ = try Importer(options: $0).run()
+        }
+        #expect(waited == 0)
+        #expect(gaveUp.status == 75, "\(gaveUp.stderr)")
+        #expect(gaveUp.stderr.contains("another sqlimport run (process \(getpid())) is writing to this database"), "\(gaveUp.stderr)")
+        // The first file's rows, replaced by the second's: the serial outcome.
+        let names = try DatabaseQueue(path: workspace.database).read { try String.fetchAll($0, sql: "SELECT DISTINCT name FROM items") }
+        let rows = try workspace.count()
+        #expect(names == ["second"] && rows == 500, "\(names), \(rows) rows")
+        #expect(try workspace.strayFiles() == [])
+    }
+
+    /// `--commit-every` is there to let the app's writers in, but in rollback-journal
+    /// mode the run began again at once after each commit, before a writer waiting in
+    /// SQLite's busy handler woke: an app with a 5-second timeout failed with "database
+    /// is locked" all through the run (helper-82). Every 2 seconds or so a checkpoint now
+    /// leaves the database unlocked a little longer than the busy handler sleeps.
+    @Test func anAppsWriterGetsInBetweenCheckpoints() throws {
+        let workspace = try Workspace()
+        defer { workspace.cleanUp() }
+        let running = try Self.launchReadingStandardInput(
+            ["--db", workspace.database, "--table", "items", "--upsert", "libraryID,remoteID", "--commit-every", "20", "--busy-timeout", "30000"],
+            in: workspace.directory)
+        // The run never runs out of records while the app waits.
+        let feeding = Atomic<Bool>(true)
+        let feeder = Thread {
+            while feeding.load(ordering: .relaxed) {
+                running.input.write(Data(Self.uuidItemsJSONL(20, tag: "run").utf8))
+                Thread.sleep(forTimeInterval: 0.01)
+            }
+            try? running.input.close()
+        }
+        feeder.start()
+        defer { feeding.store(false, ordering: .relaxed) }
+        // (A read while the run commits is refused: no busy timeout here.)
+        #expect(Self.waitUntil(30) { ((try? workspace.count()) ?? 0) > 0 }, "the run committed nothing")
+        var app: OpaquePointer?
+        sqlite3_open(workspace.database, &app)
+        defer { sqlite3_close_v2(app) }
+        sqlite3_busy_timeout(app, 5000)
+        let insert = "BEGIN IMMEDIATE; INSERT INTO items (id, libraryID, updatedAt) VALUES ('app', 9, 'now'); COMMIT;"
+        let status = sqlite3_exec(app, insert, nil, nil, nil)
+        let stillRunning = running.process.isRunning
+        feeding.store(false, ordering: .relaxed)
+        running.process.waitUntilExit()
+        #expect(status == SQLITE_OK, "\(String(cString: sqlite3_errmsg(app)))")
+        #expect(stillRunning)
+        #expect(running.process.terminationStatus == 0)
+        #expect(try DatabaseQueue(path: workspace.database).read { try Int.fetchOne($0, sql: "SELECT count(*) FROM items WHERE id = 'app'") } == 1)
+    }
+
     // MARK: - Bad records
 
     @Test func rejectsFilePointsAtTheRightLinesAndExitIs2() throws {

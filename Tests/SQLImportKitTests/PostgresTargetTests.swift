@@ -2008,6 +2008,30 @@ import Testing
         #expect(try PostgresServer.query(url, "SELECT k FROM n") == "12345678901234.56781\n")
     }
 
+    /// Two overlapping mirrors into one table with `--commit-every` interleaved between
+    /// checkpoints, as on SQLite (`CronRunTests.twoRunsOnOneDatabaseNeverInterleave`):
+    /// a run now holds an advisory lock on the table's name to its end, and another
+    /// waits for it, or exits 75 past `--busy-timeout` naming the server process.
+    @Test func twoRunsIntoOneTableNeverInterleave() throws {
+        let url = try PostgresServer.database(
+            schema: Self.schemaName(#function),
+            setUp: "CREATE TABLE items (id text PRIMARY KEY, name text NOT NULL, \"libraryID\" integer NOT NULL, \"remoteID\" text, \"updatedAt\" text NOT NULL); "
+                + "CREATE UNIQUE INDEX ON items (\"libraryID\", \"remoteID\") WHERE \"remoteID\" IS NOT NULL;")
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let first = TestSupport.write(CronRunTests.uuidItemsJSONL(600, tag: "first"), to: directory.appendingPathComponent("first.jsonl"))
+        _ = TestSupport.write(CronRunTests.uuidItemsJSONL(500, tag: "second"), to: directory.appendingPathComponent("second.jsonl"))
+        let mirror = ["--db", url, "--table", "items", "--upsert", "libraryID,remoteID", "--delete-missing", "--scope", "libraryID",
+                      "--max-delete", "100%", "--commit-every", "50"]
+        let (waited, gaveUp) = try CronRunTests.overlap(first, database: url, second: ["second.jsonl"] + mirror, in: directory) {
+            _ = try PostgresImporter(options: $0).run()
+        }
+        #expect(waited == 0)
+        #expect(gaveUp.status == 75, "\(gaveUp.stderr)")
+        #expect(gaveUp.stderr.contains("another sqlimport run is writing to this database (it holds the advisory lock of table"), "\(gaveUp.stderr)")
+        #expect(try PostgresServer.query(url, "SELECT name, count(*) FROM items GROUP BY name") == "second|500\n")
+    }
+
     /// A top-level JSON number into a `json` or `jsonb` column is its text as written, as
     /// a nested one is: it went in as a double, so `jsonb` stored `12345678901234.568`
     /// for `12345678901234.5678` (its `numeric` keeps every digit), and `json` respelled

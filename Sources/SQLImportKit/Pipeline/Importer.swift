@@ -271,6 +271,12 @@ public final class Importer {
         // A dry run is the real run, rolled back at the end: the same checks, errors,
         // plan and counts, and it holds the write lock while it runs.
         let transaction = RunTransaction(db: db)
+        // Another run's checkpoints never let this one in (`RunLock`); a run inside the
+        // caller's transaction has but one, and a database in memory no other run.
+        let file = String(cString: sqlite3_db_filename(db.sqliteConnection, "main"))
+        let lock = transaction.isNested || file.isEmpty
+            ? nil : try RunLock.acquire(database: file, timeoutMilliseconds: options.busyTimeoutMilliseconds, cancellation: options.cancellation)
+        defer { lock?.release() }
         try transaction.begin()
         let run = ImportRun(options: options, db: db, table: table, source: source, transaction: transaction, summary: summary, progress: progress)
         defer { run.close() }

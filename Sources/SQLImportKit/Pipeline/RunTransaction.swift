@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 import GRDBSQLite
 
@@ -78,13 +79,29 @@ final class RunTransaction {
     ///   connections may write (tests use it to be one).
     /// Commits, calls `committed`, then begins the next transaction (which may fail: a
     /// lock another writer holds, a signal).
+    ///
+    /// Every `windowEvery` or so, the database is left unlocked for `windowLength`
+    /// before the next `BEGIN`: longer than SQLite's busy handler sleeps between tries
+    /// (100 ms at most), so that an app's writer waiting with a busy timeout of a few
+    /// seconds gets in. Begun again at once, the run took the lock back before any
+    /// waiting writer woke: an app with a 5-second timeout failed with "database is
+    /// locked" all through a run that committed every 70 ms.
     func checkpoint(between: (() -> Void)? = nil, committed: () -> Void = {}) throws {
         precondition(!nested, "checkpoints need a transaction of the run's own")
         try commit()
         committed()
         between?()
+        if ContinuousClock.now - lastWindow >= Self.windowEvery {
+            Thread.sleep(forTimeInterval: Self.windowLength)
+            lastWindow = .now
+        }
         try begin()
     }
+
+    static let windowEvery = Duration.seconds(2)
+    static let windowLength: TimeInterval = 0.11
+    /// When the last checkpoint left the database unlocked (at first, the run's start).
+    private var lastWindow = ContinuousClock.now
 
     /// Undoes everything since the last commit. Never throws: it runs on error paths.
     func rollback() {

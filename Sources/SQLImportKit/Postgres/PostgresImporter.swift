@@ -59,6 +59,9 @@ public final class PostgresImporter {
                 throw SchemaError.notATable(name: requested, kind: kind)
             }
             let placement = schema == nil ? try Self.newTablePlacement(connection, requested: requested, parsesSchema: options.table != nil) : nil
+            if !options.dryRun {
+                try Self.lockTable(connection, schema: schema?.schema ?? placement?.schema, table: schema?.table ?? placement?.table ?? requested)
+            }
             run = try PostgresRun(
                 options: options, connection: connection, schema: schema, table: placement?.table ?? requested, inSchema: placement?.schema,
                 progress: progress)
@@ -118,6 +121,29 @@ public final class PostgresImporter {
     static func begin(_ connection: PostgresConnection, options: ImportOptions) throws {
         try connection.execute("BEGIN")
         try connection.execute("SET LOCAL lock_timeout = '\(max(options.busyTimeoutMilliseconds, 1))ms'")
+    }
+
+    /// Keeps two runs into one table from interleaving, as `RunLock` does on SQLite: the
+    /// row locks of a transaction end at its commit, and with `--commit-every` another
+    /// run wrote between this one's checkpoints (two mirrors each kept the other's
+    /// rows). A session-level advisory lock on the table's name, held until the
+    /// connection closes; another run waits for it up to `--busy-timeout` (the
+    /// transaction's `lock_timeout`), then exits 75 naming the server process that holds it.
+    static func lockTable(_ connection: PostgresConnection, schema: String?, table: String) throws {
+        let key = "hashtext('sqlimport'), hashtext(coalesce($1, current_schema()) || '.' || $2)"
+        if try connection.query("SELECT pg_try_advisory_lock(\(key))", [schema, table]).first?.first == "t" { return }
+        let holder = try connection.query(
+            "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 2 AND (classid, objid) = "
+                + "(hashtext('sqlimport')::oid, hashtext(coalesce($1, current_schema()) || '.' || $2)::oid) LIMIT 1",
+            [schema, table])
+        let pid: Int32? = holder.first?.first.flatMap { $0 }.flatMap { Int32($0) }
+        do {
+            _ = try connection.query("SELECT pg_advisory_lock(\(key))", [schema, table])
+        } catch {
+            guard error.sqlState == "55P03" else { throw error }
+            let held = "the advisory lock of table \(schema.map { "\($0)." } ?? "")\(table)" + (pid.map { ", server process \($0)" } ?? "")
+            throw ImportError.anotherRun(lock: held, pid: nil)
+        }
     }
 
     /// Flags the PostgreSQL target does not take yet, refused rather than ignored.

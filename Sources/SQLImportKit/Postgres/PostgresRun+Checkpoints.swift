@@ -44,6 +44,7 @@ extension PostgresRun: CheckpointingRun {
             // Counted as committed before the next BEGIN, which may fail (a lock, a
             // signal): the report's counts are the committed ones.
             countsAtLastCommit = summary.counts
+            options.betweenCheckpoints?()
             // The staging tables were dropped with the commit (`ON COMMIT DROP`).
             stagingOfShape.removeAll()
             deletesSinceTruncate.removeAll()
