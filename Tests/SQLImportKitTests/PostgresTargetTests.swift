@@ -2008,6 +2008,27 @@ import Testing
         #expect(try PostgresServer.query(url, "SELECT k FROM n") == "12345678901234.56781\n")
     }
 
+    /// A JSON number with more digits than a double keeps, into a text column, is its
+    /// text as written, as on SQLite (`ValueExactnessTests`): `text` and `varchar` held
+    /// the double's text. A `double precision` column still holds the double.
+    @Test func aNumberWhoseDigitsADoubleLosesIsItsTextInATextColumn() throws {
+        let url = try PostgresServer.database(
+            schema: Self.schemaName(#function), setUp: "CREATE TABLE t (id integer PRIMARY KEY, v text, w varchar(40), d double precision);")
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        TestSupport.write(
+            [#"{"id":1,"v":12345678901234567890123.5,"w":0.1000000000000000000000001,"d":12345678901234567890123.5}"#,
+             #"{"id":2,"v":1e2,"w":0.30000000000000004,"d":1}"#].joined(separator: "\n") + "\n",
+            to: directory.appendingPathComponent("in.jsonl"))
+        let run = try TestSupport.run(["in.jsonl", "--db", url, "--table", "t", "--upsert", "id", "--report", "r.json"], in: directory)
+        #expect(run.status == 0 && !run.stderr.contains("warning"), "\(run.stderr)")
+        #expect(
+            try PostgresServer.query(url, "SELECT id, v, w, d FROM t ORDER BY id")
+                == "1|12345678901234567890123.5|0.1000000000000000000000001|1.2345678901234568e+22\n2|100.0|0.30000000000000004|1\n")
+        let again = try TestSupport.run(["in.jsonl", "--db", url, "--table", "t", "--upsert", "id", "--report", "again.json"], in: directory)
+        #expect(try Self.counts(directory.appendingPathComponent("again.json"))["unchanged"] == 2, "\(again.stderr)")
+    }
+
     /// Two overlapping mirrors into one table with `--commit-every` interleaved between
     /// checkpoints, as on SQLite (`CronRunTests.twoRunsOnOneDatabaseNeverInterleave`):
     /// a run now holds an advisory lock on the table's name to its end, and another

@@ -138,6 +138,34 @@ import Testing
         }
     }
 
+    /// A JSON number with more digits than a double keeps, into a TEXT column, is its
+    /// text as written, as an integer past 64 bits is: it was the double's text
+    /// (`12345678901234567890123.5` as `1.2345678901234568e+22`), silently, where the
+    /// column holds text. Into a REAL column it is still the double, and a number a
+    /// double keeps is stored as before.
+    @Test(arguments: [WriteStrategyKind.typed, .cached, .multirow])
+    func aNumberWhoseDigitsADoubleLosesIsItsTextInATextColumn(_ strategy: WriteStrategyKind) throws {
+        for strict in ["", " STRICT"] {
+            let directory = TestSupport.temporaryDirectory()
+            defer { TestSupport.remove(directory) }
+            let database = directory.appendingPathComponent("db.sqlite").path
+            try TestSupport.createDatabase(database, schema: "CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT, r REAL)\(strict)")
+            let input = TestSupport.write(
+                [#"{"id":1,"v":12345678901234567890123.5,"r":12345678901234567890123.5}"#, #"{"id":2,"v":0.1000000000000000000000001,"r":1}"#,
+                 #"{"id":3,"v":1e2,"r":1}"#, #"{"id":4,"v":0.30000000000000004,"r":1}"#].joined(separator: "\n") + "\n",
+                to: directory.appendingPathComponent("t.jsonl"))
+            let run = { try TestSupport.runImport([input], database: database) { $0.table = "t"; $0.upsert = ["id"]; $0.strategy = strategy } }
+            let summary = try run()
+            #expect(summary.counts.numbersKeptAsText == 0 && summary.warnings.isEmpty, "\(summary.warnings)")
+            let stored = try DatabaseQueue(path: database).read { try String.fetchAll($0, sql: "SELECT v || '|' || typeof(v) || '|' || r FROM t ORDER BY id") }
+            #expect(stored == [
+                "12345678901234567890123.5|text|1.23456789012346e+22", "0.1000000000000000000000001|text|1.0", "100.0|text|1.0",
+                "0.30000000000000004|text|1.0",
+            ], "\(strict)")
+            #expect(try run().counts.unchanged == 4)
+        }
+    }
+
     /// Where SQLite's own 15 digits are exact, a JSON real into a TEXT column keeps
     /// SQLite's spelling (`1.0e+15`), what other writers of the table store: a TEXT key
     /// written by SQLite still matches (a review found a second row made), and

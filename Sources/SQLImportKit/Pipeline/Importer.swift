@@ -210,6 +210,13 @@ public final class Importer {
         }
         var readerOptions = options.reader
         readerOptions.skipBadRecords = options.onError == .skip
+        // Into a TEXT column, a number whose digits a double would lose is its text as
+        // written (`12345678901234567890.5`), as an integer past 64 bits is.
+        if let schema = try TableSchema.read(db, table: table) {
+            for (index, column) in schema.columns.enumerated() where schema.affinity(ofColumn: index) == .text {
+                readerOptions.numberTextFields[column.name.lowercased()] = .writtenWhereDigitsAreLost
+            }
+        }
         let rowsPerBatch = options.rowsPerBatch
         let keyOrder = options.upsert != nil && options.sortMemoryMiB > 0 ? KeyOrder(memoryBytes: options.sortMemoryMiB << 20, runBytes: options.sortRunBytes) : nil
         let reader = BatchReader(

@@ -215,9 +215,14 @@ final class PostgresRun {
         }
         // A top-level number into `json`/`jsonb` as written, as a nested one is: `jsonb`
         // keeps `12345678901234.5678` (a double would be `12345678901234.568`), `json`
-        // keeps `1e2` and `-0`.
-        readerOptions.numberTextFields = Set(
-            (tableSchema?.columns ?? []).filter { ["json", "jsonb"].contains($0.baseType) }.map { $0.name.lowercased() })
+        // keeps `1e2` and `-0`. Into a text column, digits a double would lose.
+        for column in tableSchema?.columns ?? [] {
+            if ["json", "jsonb"].contains(column.baseType) {
+                readerOptions.numberTextFields[column.name.lowercased()] = .written
+            } else if PostgresValueCheck.isText(column.baseType) {
+                readerOptions.numberTextFields[column.name.lowercased()] = .writtenWhereDigitsAreLost
+            }
+        }
 
         defer { rejectsFile?.close() }
         if options.commitEvery != nil && !options.dryRun { try prepareRunLog() }

@@ -28,6 +28,12 @@ enum PostgresValueCheck {
         }
     }
 
+    /// Whether a column of `type` (from `format_type`) holds characters: `text`,
+    /// `varchar(n)`, `char(n)`, `citext`.
+    static func isText(_ type: String) -> Bool {
+        type == "text" || type == "citext" || (type.hasPrefix("character") && !type.hasSuffix("[]"))
+    }
+
     /// Why `cell` cannot go into a column of `family`, or nil when it can.
     static func refusal(_ cell: Cell, family: Family, bytes: UnsafePointer<UInt8>) -> String? {
         guard family != .other else { return nil }

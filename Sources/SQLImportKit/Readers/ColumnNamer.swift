@@ -15,9 +15,9 @@ final class ColumnNamer {
     /// `ReaderOptions.exactNumberFields`, and for each column whether it is one.
     var exactNumberFields: Set<String>? = []
     private(set) var keepsExactNumbers: [Bool] = []
-    /// `ReaderOptions.numberTextFields`, and for each column whether it is one.
-    var numberTextFields: Set<String> = []
-    private(set) var keepsNumberText: [Bool] = []
+    /// `ReaderOptions.numberTextFields`, and for each column its rule.
+    var numberTextFields: [String: NumberSpelling] = [:]
+    private(set) var numberSpellings: [NumberSpelling] = []
 
     init(existing: [String] = []) {
         nameStarts.append(0)
@@ -62,9 +62,19 @@ final class ColumnNamer {
         let path = lowered.split(separator: Character(FieldPath.separatorString), omittingEmptySubsequences: false)
         let names = [lowered, String(path.last ?? ""), path.joined(separator: "_")]
         keepsExactNumbers.append(exactNumberFields.map { fields in names.contains(where: fields.contains) } ?? true)
-        keepsNumberText.append(!numberTextFields.isEmpty && names.contains(where: numberTextFields.contains))
+        numberSpellings.append(numberTextFields.isEmpty ? .value : names.lazy.compactMap { self.numberTextFields[$0] }.first ?? .value)
         return number
     }
+}
+
+/// How a JSON number of a field is read (`ReaderOptions.numberTextFields`).
+package enum NumberSpelling: Sendable {
+    /// The integer or double it is (or its text past both, counted).
+    case value
+    /// Its text as written where a double does not keep its digits.
+    case writtenWhereDigitsAreLost
+    /// Its text as written.
+    case written
 }
 
 #if canImport(Glibc)

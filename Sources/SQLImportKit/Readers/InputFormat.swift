@@ -69,11 +69,13 @@ public struct ReaderOptions: Sendable {
     /// name ignoring case (a nested field by its leaf's name too); nil for every field
     /// (a table still to be created may get such a column by `--type`).
     package var exactNumberFields: Set<String>? = []
-    /// The fields whose JSON numbers are their text as written, always (a `.numberAsText`
-    /// cell, not counted as kept for want of a fit): those of PostgreSQL `json` and
-    /// `jsonb` columns, which hold a number as JSON text (`json` as written, `jsonb` as
-    /// `numeric`, every digit), by name as `exactNumberFields`.
-    package var numberTextFields: Set<String> = []
+    /// The fields whose JSON numbers are their text as written (a `.numberAsText` cell,
+    /// not counted as kept for want of a fit), by name as `exactNumberFields`: always
+    /// for PostgreSQL `json` and `jsonb` columns, which hold a number as JSON text (`json`
+    /// as written, `jsonb` as `numeric`, every digit); for text columns, a number whose
+    /// digits a double does not keep (`12345678901234567890.5`), which the column would
+    /// otherwise hold as the double's text.
+    package var numberTextFields: [String: NumberSpelling] = [:]
 
     public init() {}
 }

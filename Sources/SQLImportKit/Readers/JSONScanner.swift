@@ -182,7 +182,7 @@ struct JSONScanner {
                 if keepsExactNumber { batch.forgetExactNumber(column: column) }
                 batch.set(
                     column: column,
-                    try parseFieldValue(into: batch, column: keepsExactNumber ? column : nil, keepsText: namer.keepsNumberText[column], depth: depth))
+                    try parseFieldValue(into: batch, column: keepsExactNumber ? column : nil, spelling: namer.numberSpellings[column], depth: depth))
             }
             skipWhitespace()
             let next = try peek()
@@ -198,8 +198,8 @@ struct JSONScanner {
     /// - Parameters:
     ///   - column: the field's column when a number's text may be kept
     ///     (`ColumnNamer.keepsExactNumbers`), else nil.
-    ///   - keepsText: whether a number is its text as written (`ColumnNamer.keepsNumberText`).
-    private mutating func parseFieldValue(into batch: RecordBatch, column: Int?, keepsText: Bool = false, depth: Int) throws(Failure) -> Cell {
+    ///   - spelling: whether a number is its text as written (`ColumnNamer.numberSpellings`).
+    private mutating func parseFieldValue(into batch: RecordBatch, column: Int?, spelling: NumberSpelling = .value, depth: Int) throws(Failure) -> Cell {
         let byte = try peek()
         switch byte {
         case UInt8(ascii: "\""):
@@ -209,11 +209,12 @@ struct JSONScanner {
         case UInt8(ascii: "-"), UInt8(ascii: "0") ... UInt8(ascii: "9"):
             let (start, isInteger) = try scanNumber()
             let text = UnsafeRawBufferPointer(start: base + start, count: index - start)
-            if keepsText {
+            func written() -> Cell {
                 let offset = batch.bytes.count
                 batch.bytes.append(contentsOf: text)
                 return Cell(kind: .numberAsText, payload: Int64(offset), length: UInt32(text.count))
             }
+            if spelling == .written { return written() }
             if isInteger, case .value(let value) = NumberText.parseInteger(text) {
                 return .integer(value)
             }
@@ -225,6 +226,7 @@ struct JSONScanner {
                     // Digits a double does not keep: their text too, for a column that
                     // stores decimals as written (`RecordBatch.exactNumbers`).
                     if let column, !NumberText.keepsDecimal(text, value) { batch.noteExactNumber(column: column, value: value, text: text) }
+                    if spelling == .writtenWhereDigitsAreLost, !NumberText.keepsDecimal(text, value) { return written() }
                     return .real(value)
                 case .value(let integer): return .integer(integer)
                 default: break
