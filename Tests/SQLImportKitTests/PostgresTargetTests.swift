@@ -523,6 +523,28 @@ import Testing
         #expect(try PostgresServer.query(url, "SELECT r, id, v FROM p ORDER BY r, id") == "a|1|9\n")
     }
 
+    /// On a partitioned table, whether a record inserted its row is read from the table
+    /// as it was (there is no `xmax` to return): an update whose conflict key a BEFORE
+    /// UPDATE trigger changed was counted `inserted`. The row's primary key, which the
+    /// trigger left alone, was there before.
+    @Test func aPartitionedRowWhoseKeyATriggerChangesIsCountedUpdated() throws {
+        let url = try PostgresServer.database(schema: Self.schemaName(#function), setUp: """
+            CREATE TABLE p (r text NOT NULL, id int NOT NULL, code text NOT NULL, v int, PRIMARY KEY (r, id), UNIQUE (r, code)) PARTITION BY LIST (r);
+            CREATE TABLE pa PARTITION OF p FOR VALUES IN ('a');
+            CREATE FUNCTION up() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN NEW.code := upper(NEW.code); RETURN NEW; END $$;
+            CREATE TRIGGER up BEFORE UPDATE ON p FOR EACH ROW EXECUTE FUNCTION up();
+            INSERT INTO p VALUES ('a', 1, 'x', 1);
+            """)
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        TestSupport.write(#"{"r":"a","id":1,"code":"x","v":2}"# + "\n" + #"{"r":"a","id":2,"code":"y","v":3}"# + "\n", to: directory.appendingPathComponent("p.jsonl"))
+        let result = try TestSupport.run(["p.jsonl", "--db", url, "--table", "p", "--upsert", "r,code", "--report", "r.json"], in: directory)
+        #expect(result.status == 0, "\(result.stderr)")
+        let counts = try Self.counts(directory.appendingPathComponent("r.json"))
+        #expect(counts["inserted"] == 1 && counts["updated"] == 1, "\(counts)")
+        #expect(try PostgresServer.query(url, "SELECT r, id, code, v FROM p ORDER BY id") == "a|1|X|2\na|2|y|3\n")
+    }
+
     /// The rows of a table that inherits from the target are not the target's: its unique
     /// indexes never see them, so no record lands on them, and `--delete-missing` and a
     /// tombstone deleted them (a helper's schema zoo). They are left alone.

@@ -310,9 +310,14 @@ struct PostgresUpsert {
         // key finds was there before: a subquery of the statement sees the table as it was
         // when the statement began (not the rows it inserts, and an updated row's old
         // version).
-        let wasInserted = schema.isPartitioned
-            ? "NOT EXISTS (SELECT FROM \(metRows) AS sqlimport_before WHERE \(conflict.enumerated().map { same("sqlimport_before.\(q($1))", "\(row).\(q($1))", $0) }.joined(separator: " AND ")))"
-            : "(xmax = 0)"
+        // A BEFORE UPDATE trigger may change the key the record met the row by: the row
+        // was there before by its primary key too (an inserted row's primary key was
+        // no row's, or the insert failed), as long as the trigger left that alone.
+        var wasThere = ["EXISTS (SELECT FROM \(metRows) AS sqlimport_before WHERE \(conflict.enumerated().map { same("sqlimport_before.\(q($1))", "\(row).\(q($1))", $0) }.joined(separator: " AND ")))"]
+        if let primary = schema.primaryKey?.columns, Set(primary) != Set(conflict) {
+            wasThere.append("EXISTS (SELECT FROM \(schema.ownRows) AS sqlimport_before WHERE \(primary.map { "sqlimport_before.\(q($0)) = \(row).\(q($0))" }.joined(separator: " AND ")))")
+        }
+        let wasInserted = schema.isPartitioned ? "NOT (\(wasThere.joined(separator: " OR ")))" : "(xmax = 0)"
         var upsert = """
             INSERT INTO \(table) AS \(row) (\(list(columns))) SELECT \(list(columns)) FROM \(staging)
             WHERE \(selected) ORDER BY sqlimport_seq \(conflictClause) \(action) RETURNING \(wasInserted)
