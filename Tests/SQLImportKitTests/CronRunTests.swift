@@ -620,6 +620,33 @@ import Testing
         #expect(try workspace.strayFiles() == [])
     }
 
+    /// The run lock is another user's to take too: a file made with the database's
+    /// permissions (it was always 0644, the first user's), and one that another user
+    /// left (a killed run) opened read-only, which `flock` needs no more than: the second
+    /// user's run stopped with exit 74, "cannot make the run lock", in a folder and on a
+    /// database that user may write (helper-84).
+    @Test(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")))
+    func anotherUserTakesTheRunLockThatARunLeft() throws {
+        let workspace = try Workspace()
+        defer { workspace.cleanUp() }
+        chmod(workspace.directory.path, 0o777)
+        chmod(workspace.database, 0o666)
+        let held = try RunLock.acquire(database: workspace.database, timeoutMilliseconds: 0, cancellation: nil)
+        var info = stat()
+        #expect(stat(held.path, &info) == 0 && info.st_mode & 0o777 == 0o666, "mode \(String(info.st_mode & 0o777, radix: 8))")
+        held.release()
+        // What a killed run of root's leaves: its own file, readable by others only.
+        let left = RunLock.path(forDatabase: workspace.database)
+        _ = TestSupport.write("1\n", to: URL(fileURLWithPath: left))
+        chmod(left, 0o644)
+        _ = workspace.file("in.jsonl", Self.uuidItemsJSONL(10, tag: "nobody"))
+        let asNobody = try TestSupport.run(
+            ["--reuid=65534", "--regid=65534", "--clear-groups", TestSupport.executable.path, "in.jsonl", "--db", "app.db", "--table", "items", "--upsert", "libraryID,remoteID"],
+            in: workspace.directory, executable: URL(fileURLWithPath: "/usr/bin/setpriv"))
+        #expect(asNobody.status == 0, "\(asNobody.stderr)")
+        #expect(try workspace.count() == 10)
+    }
+
     /// `--commit-every` is there to let the app's writers in, but in rollback-journal
     /// mode the run began again at once after each commit, before a writer waiting in
     /// SQLite's busy handler woke: an app with a 5-second timeout failed with "database

@@ -2106,6 +2106,12 @@ import Testing
         #expect(
             try PostgresServer.query(url, rows.replacingOccurrences(of: "%@", with: "copied"))
                 == (try PostgresServer.query(url, rows.replacingOccurrences(of: "%@", with: "j"))))
+        // A `jsonb` key's numbers are compared by value, as `jsonb` compares them: its
+        // repeats are found (helper-84: `1.0` and `1e0`, as text, were two keys).
+        _ = try PostgresServer.query(url, "CREATE TABLE jk (j jsonb PRIMARY KEY, v integer)")
+        TestSupport.write(#"{"j":1.0,"v":2}"# + "\n" + #"{"j":1e0,"v":3}"# + "\n", to: directory.appendingPathComponent("jk.jsonl"))
+        let repeated = try TestSupport.run(["jk.jsonl", "--db", url, "--table", "jk", "--upsert", "j", "--duplicate-keys", "error"], in: directory)
+        #expect(repeated.status == 65 && repeated.stderr.contains("repeats the key"), "\(repeated.stderr)")
     }
 
     /// `numbersKeptAsText` counted every big number read: those of records PostgreSQL

@@ -164,6 +164,21 @@ import Testing
             ], "\(strict)")
             #expect(try run().counts.unchanged == 4)
         }
+        // A nested field is read by the column it lands in, not by a TEXT column named
+        // like its leaf or its path (helper-84: refused, or TEXT in an untyped column).
+        for (schema, naming, stored) in [
+            ("price REAL, meta_price TEXT", FlattenNaming.leaf, "SELECT typeof(price) || '|' || price FROM t"),
+            ("price TEXT, meta_price REAL", .prefix, "SELECT typeof(meta_price) || '|' || meta_price FROM t"),
+            ("price TEXT, meta_price", .prefix, "SELECT typeof(meta_price) || '|' || meta_price FROM t"),
+        ] {
+            let directory = TestSupport.temporaryDirectory()
+            defer { TestSupport.remove(directory) }
+            let database = directory.appendingPathComponent("db.sqlite").path
+            try TestSupport.createDatabase(database, schema: "CREATE TABLE t (id INTEGER PRIMARY KEY, \(schema))")
+            let input = TestSupport.write(#"{"id":1,"meta":{"price":12345678901234567890123.5}}"# + "\n", to: directory.appendingPathComponent("t.jsonl"))
+            _ = try TestSupport.runImport([input], database: database) { $0.table = "t"; $0.upsert = ["id"]; $0.strategy = strategy; $0.flattenNaming = naming }
+            #expect(try DatabaseQueue(path: database).read { try String.fetchOne($0, sql: stored) } == "real|1.23456789012346e+22", "\(schema)")
+        }
     }
 
     /// Where SQLite's own 15 digits are exact, a JSON real into a TEXT column keeps

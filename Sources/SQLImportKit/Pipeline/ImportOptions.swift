@@ -192,8 +192,9 @@ public enum ImportError: Error, Sendable, CustomStringConvertible {
     case deferredForeignKey(String)
     /// Another run on the database held its run lock (`RunLock`) past `--busy-timeout`.
     case anotherRun(lock: String, pid: Int32?)
-    /// The run lock's file could not be made beside the database.
-    case runLockUnavailable(path: String, reason: String)
+    /// The run lock's file could not be made or opened beside the database;
+    /// `cannotWrite` when the folder or the file refused it.
+    case runLockUnavailable(path: String, reason: String, cannotWrite: Bool)
 
     /// Why a record with no field for a column is refused (`emptyRecord`, or its reject).
     static let emptyRecordReason = "the record has no field the table can store (it is empty, or --ignore-unknown dropped every field)"
@@ -225,7 +226,9 @@ public enum ImportError: Error, Sendable, CustomStringConvertible {
             return "a deferred foreign key failed when the run committed (SQLite checks such keys only then, so no record could be set aside): \(row); the run's changes since its last commit were rolled back. Make the input supply the missing parent rows, or import them first"
         case .anotherRun(let lock, let pid):
             return "another sqlimport run\(pid.map { " (process \($0))" } ?? "") is writing to this database (it holds \(lock)) and did not finish within --busy-timeout; nothing was written. Two runs on one database never interleave: retry later, or raise --busy-timeout to wait for it"
-        case .runLockUnavailable(let path, let reason):
+        case .runLockUnavailable(let path, let reason, false):
+            return "cannot use the run lock \(path) (\(reason)): a run makes this plain file beside the database while it writes, so that two runs never interleave; remove what is there (a link, a folder) and run again. Nothing was written"
+        case .runLockUnavailable(let path, let reason, true):
             return "cannot make the run lock \(path) (\(reason)): the database or its folder cannot be written (permissions, a read-only mount, an immutable folder), and a run keeps this file beside the database while it writes, so that two runs never interleave; nothing was written. Make the folder writable by this user (SQLite writes its journal there too)"
         case .inputChangedSinceInterruptedRun(let path, let strict):
             let changed = ImportError.changedSinceInterruptedRun(path)

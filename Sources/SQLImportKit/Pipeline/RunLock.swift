@@ -48,15 +48,12 @@ final class RunLock {
         let path = Self.path(forDatabase: database)
         let deadline = Date().addingTimeInterval(TimeInterval(timeoutMilliseconds) / 1000)
         while true {
-            let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
-            guard descriptor >= 0 else {
-                throw ImportError.runLockUnavailable(path: path, reason: String(cString: strerror(errno)))
-            }
+            guard let (descriptor, writable) = try openFile(path, database: database) else { continue }
             while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
                 let failure = errno
                 guard failure == EWOULDBLOCK || failure == EINTR else {
                     close(descriptor)
-                    throw ImportError.runLockUnavailable(path: path, reason: String(cString: strerror(failure)))
+                    throw ImportError.runLockUnavailable(path: path, reason: String(cString: strerror(failure)), cannotWrite: false)
                 }
                 if let signal = cancellation?.signal {
                     close(descriptor)
@@ -77,11 +74,38 @@ final class RunLock {
                 continue
             }
             // The holder's process id, for the message of a run that waits in vain.
-            let pid = Array("\(getpid())\n".utf8)
-            _ = ftruncate(descriptor, 0)
-            _ = pid.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+            if writable {
+                let pid = Array("\(getpid())\n".utf8)
+                _ = ftruncate(descriptor, 0)
+                _ = pid.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+            }
             return RunLock(path: path, descriptor: descriptor)
         }
+    }
+
+    /// Opens the lock file, made with the database file's permissions when it is new (as
+    /// SQLite makes its journal), so that another user who may write the database may
+    /// take it too; read-only where another user's file allows no more (`flock` needs
+    /// no more). Nil when it vanished meanwhile (the run that held it removed it).
+    private static func openFile(_ path: String, database: String) throws -> (descriptor: Int32, writable: Bool)? {
+        var created = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        if created >= 0 {
+            var info = stat()
+            if stat(database, &info) == 0 { _ = fchmod(created, info.st_mode & 0o666) }
+            return (created, true)
+        }
+        if errno == EEXIST {
+            created = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW)
+            if created >= 0 { return (created, true) }
+            if errno == EACCES || errno == EPERM {
+                created = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+                if created >= 0 { return (created, false) }
+            }
+            if errno == ENOENT { return nil }
+        }
+        let failure = errno
+        throw ImportError.runLockUnavailable(
+            path: path, reason: String(cString: strerror(failure)), cannotWrite: [EACCES, EPERM, EROFS].contains(failure))
     }
 
     /// Removes the file and lets go. Idempotent.

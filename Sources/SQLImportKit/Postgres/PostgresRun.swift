@@ -216,10 +216,13 @@ final class PostgresRun {
         // A top-level number into `json`/`jsonb` as written, as a nested one is: `jsonb`
         // keeps `12345678901234.5678` (a double would be `12345678901234.568`), `json`
         // keeps `1e2` and `-0`. Into a text column, digits a double would lose.
+        // (A `jsonb` key column's numbers stay doubles, as before: repeats of a key are
+        // found by value, and `jsonb` has `1.0` and `1e0` equal.)
+        let keyColumns = Set((tableSchema?.uniqueKeys ?? []).flatMap(\.columns))
         for column in tableSchema?.columns ?? [] {
-            if ["json", "jsonb"].contains(column.baseType) {
+            if column.baseType == "json" || (column.baseType == "jsonb" && !keyColumns.contains(column.name)) {
                 readerOptions.numberTextFields[column.name.lowercased()] = .written
-            } else if PostgresValueCheck.isText(column.baseType) {
+            } else if column.baseType == "jsonb" || PostgresValueCheck.isText(column.baseType) {
                 readerOptions.numberTextFields[column.name.lowercased()] = .writtenWhereDigitsAreLost
             }
         }

@@ -62,7 +62,10 @@ final class ColumnNamer {
         let path = lowered.split(separator: Character(FieldPath.separatorString), omittingEmptySubsequences: false)
         let names = [lowered, String(path.last ?? ""), path.joined(separator: "_")]
         keepsExactNumbers.append(exactNumberFields.map { fields in names.contains(where: fields.contains) } ?? true)
-        numberSpellings.append(numberTextFields.isEmpty ? .value : names.lazy.compactMap { self.numberTextFields[$0] }.first ?? .value)
+        // By the whole name only: a nested field lands in a column that `--flatten-by`
+        // names, which its leaf or path may not be (`meta.price` into REAL `meta_price`
+        // beside a TEXT `price` was refused as a number kept with its digits).
+        numberSpellings.append(path.count == 1 ? numberTextFields[lowered] ?? .value : .value)
         return number
     }
 }
