@@ -201,6 +201,13 @@ extension ImportRun {
         _ rows: Range<Int>, firstRow: Int, of batch: RecordBatch, plan: BatchPlan, session: WriteSession, inputName: String,
         bytes: UnsafePointer<UInt8>
     ) throws {
+        // The first repeated key is named from its row right after the statement that met
+        // it, before a tombstone or a mirror deletes the row, or another takes its rowid.
+        func writeRun(_ run: Range<Int>, of batch: RecordBatch, shape: RowShape, session: WriteSession, inputName: String, bytes: UnsafePointer<UInt8>) throws {
+            let named = session.counters.firstDuplicateRowid != nil
+            try strategy.write(run, of: batch, shape: shape, session: session, inputName: inputName, bytes: bytes)
+            if !named, session.counters.firstDuplicateRowid != nil { nameFirstDuplicate(session: session) }
+        }
         var runStart = rows.lowerBound
         var runShape: RowShape?
         var runEnd = Int.max
@@ -209,7 +216,7 @@ extension ImportRun {
             if !plan.tombstones.isEmpty && plan.tombstones.contains(index) {
                 // Everything before it is written first, so that order holds.
                 if let runShape {
-                    try strategy.write(runStart ..< row, of: batch, shape: runShape, session: session, inputName: inputName, bytes: bytes)
+                    try writeRun(runStart ..< row, of: batch, shape: runShape, session: session, inputName: inputName, bytes: bytes)
                 }
                 runShape = nil
                 runStart = row + 1
@@ -224,7 +231,7 @@ extension ImportRun {
             {
                 // The records before it are written first: one of them may change its row.
                 if let runShape {
-                    try strategy.write(runStart ..< row, of: batch, shape: runShape, session: session, inputName: inputName, bytes: bytes)
+                    try writeRun(runStart ..< row, of: batch, shape: runShape, session: session, inputName: inputName, bytes: bytes)
                 }
                 runShape = nil
                 runEnd = Int.max
@@ -237,7 +244,7 @@ extension ImportRun {
             if shape !== runShape || row >= runEnd {
                 runEnd = Int.max
                 if let runShape {
-                    try strategy.write(runStart ..< row, of: batch, shape: runShape, session: session, inputName: inputName, bytes: bytes)
+                    try writeRun(runStart ..< row, of: batch, shape: runShape, session: session, inputName: inputName, bytes: bytes)
                 }
                 runShape = shape
                 runStart = row
@@ -245,7 +252,7 @@ extension ImportRun {
             if shape != nil, plan.next[index] >= 0 { runEnd = min(runEnd, firstRow + plan.next[index]) }
         }
         if let runShape {
-            try strategy.write(runStart ..< rows.upperBound, of: batch, shape: runShape, session: session, inputName: inputName, bytes: bytes)
+            try writeRun(runStart ..< rows.upperBound, of: batch, shape: runShape, session: session, inputName: inputName, bytes: bytes)
         }
     }
 

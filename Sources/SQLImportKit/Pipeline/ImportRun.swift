@@ -347,20 +347,32 @@ final class ImportRun {
         summary.counts.duplicateKeys = ledgerRepeats + (session?.counts.duplicates ?? 0)
     }
 
+    /// Names the key of the first row a record met that this run had written
+    /// (`OutcomeCounters.firstDuplicateRowid`), read from the row just after the statement
+    /// that met it. (Read at the end, the row could be gone: a tombstone, `--delete-missing`;
+    /// or its rowid another row's.)
+    func nameFirstDuplicate(session: WriteSession) {
+        guard firstDuplicate == nil, let rowid = session.counters.firstDuplicateRowid, let rowidName = session.rowidName, let target else { return }
+        let key = try? Row.fetchOne(
+            db, sql: "SELECT \(SQLIdentifier.quoteList(target.columns)) FROM \(SQLIdentifier.quote(table)) WHERE \(rowidName) = ?", arguments: [rowid])
+        firstDuplicate = "a record repeats (\(SQLIdentifier.quoteList(target.columns)))"
+            + (key.map { " = (" + $0.databaseValues.map(\.description).joined(separator: ", ") + ")" } ?? "")
+    }
+
     func finishSummary() {
         syncCounts()
         if summary.counts.nullKey > 0, let firstNullKey, options.nullKey == .insert {
             summary.warnings.append(
                 "\(summary.counts.nullKey) record(s) have a NULL key column or fall outside the partial index's predicate, and no primary key (first: \(firstNullKey)): they were inserted as new rows (--null-key insert), and a re-run will insert them again")
         }
-        if firstDuplicate == nil, let session, let rowid = session.counters.firstDuplicateRowid, let rowidName = session.rowidName, let target {
-            // The key's values are the row's, unless the run deleted rows: the row may be
-            // gone (it printed `(?)`), or its rowid another record's ("c" for a repeat of
-            // "a"), and the values are left out.
-            let key = summary.counts.deleted > 0 ? nil : try? Row.fetchOne(
-                db, sql: "SELECT \(SQLIdentifier.quoteList(target.columns)) FROM \(SQLIdentifier.quote(table)) WHERE \(rowidName) = ?", arguments: [rowid])
-            firstDuplicate = "a record repeats (\(SQLIdentifier.quoteList(target.columns)))"
-                + (key.map { " = (" + $0.databaseValues.map(\.description).joined(separator: ", ") + ")" } ?? "")
+        if firstDuplicate == nil, let session, session.counters.firstDuplicateRowid != nil, let target {
+            // Not named as it happened: from its row, unless the run deleted rows (the row
+            // may be gone, or its rowid another row's).
+            if summary.counts.deleted > 0 {
+                firstDuplicate = "a record repeats (\(SQLIdentifier.quoteList(target.columns)))"
+            } else {
+                nameFirstDuplicate(session: session)
+            }
         }
         if summary.counts.duplicateKeys > 0, let firstDuplicate {
             summary.warnings.append(
