@@ -47,7 +47,7 @@ public struct MirrorOptions: Sendable, Equatable {
         // (A resumed run that reads no record past the interrupted run's is no empty one.)
         let emptyInput = summary.counts.read == 0 && summary.resumedRecords == 0
         if emptyInput ? maxDelete != .percent(100) : !maxDelete.allows(deletions, of: candidates) {
-            throw MirrorError.tooManyDeletions(deletions: deletions, candidates: candidates, limit: maxDelete, emptyInput: emptyInput)
+            throw MirrorError.tooManyDeletions(deletions: deletions, candidates: candidates, limit: maxDelete, emptyInput: emptyInput, scoped: !scope.isEmpty)
         }
         return true
     }
@@ -140,7 +140,8 @@ public enum MirrorError: Error, Sendable, CustomStringConvertible {
     /// Columns named `rowid`, `oid` and `_rowid_` hide the rowid from every statement.
     case rowidShadowed(table: String)
     /// The guard: the run would delete more than `--max-delete` allows.
-    case tooManyDeletions(deletions: Int, candidates: Int, limit: MaxDelete, emptyInput: Bool)
+    /// `scoped`: `--scope` was given.
+    case tooManyDeletions(deletions: Int, candidates: Int, limit: MaxDelete, emptyInput: Bool, scoped: Bool)
     /// The guard, after the deletion: the table's own `ON DELETE CASCADE` took `cascaded`
     /// more rows with the `deletions` rows, more than `--max-delete` allows in all.
     case cascadeExceedsLimit(deletions: Int, cascaded: Int, candidates: Int, limit: MaxDelete)
@@ -162,12 +163,13 @@ public enum MirrorError: Error, Sendable, CustomStringConvertible {
             return "--delete-missing tells seen rows by their rowids, and \(SQLIdentifier.quote(table)) is a WITHOUT ROWID table; mirror it with a separate DELETE, or use a rowid table"
         case .rowidShadowed(let table):
             return "--delete-missing tells seen rows by their rowids, and \(SQLIdentifier.quote(table)) has columns named rowid, oid and _rowid_, which hide it; rename one of them, or mirror the table with a separate DELETE"
-        case .tooManyDeletions(let deletions, let candidates, let limit, let emptyInput):
+        case .tooManyDeletions(let deletions, let candidates, let limit, let emptyInput, let scoped):
             let share = candidates > 0 ? String(format: " (%.1f%%)", Double(deletions) * 100 / Double(candidates)) : ""
             if emptyInput {
                 return "the input holds no records, so --delete-missing would delete all \(deletions) rows in scope; no row was deleted. An empty export is more often a failed one: if the table really must be emptied, re-run with --max-delete 100%"
             }
             return "--delete-missing would delete \(deletions) of \(candidates) rows in scope\(share), more than --max-delete \(limit) allows; no row was deleted, and the run was rolled back (with --commit-every, to its last checkpoint). If the export is complete, re-run with a higher --max-delete (a count, or a percentage such as \(Int((Double(deletions) * 100 / Double(max(candidates, 1))).rounded(.up)))%)"
+                + (scoped ? "" : "; if it holds only some of the table's rows (one library, one account), pass --scope COLUMN, so that only rows with the values its records have are candidates")
         case .cascadeExceedsLimit(let deletions, let cascaded, let candidates, let limit):
             return "--delete-missing deleted \(deletions) rows, and the table's own ON DELETE CASCADE foreign key deleted \(cascaded) more with them (rows of the input among them): \(deletions + cascaded) of \(candidates) rows in scope, more than --max-delete \(limit) allows; the run was rolled back (with --commit-every, to its last checkpoint). Check that the export holds the rows the others refer to, or re-run with a higher --max-delete"
         case .restricted(let row, let message):
