@@ -423,6 +423,10 @@ import Testing
                             #expect(counts.ignored == wanted.ignored, "\(context): ignored")
                         }
                         #expect(counts.rejected == wanted.rejected, "\(context): rejected")
+                        // Every record read has one outcome (docs/import.md, "Counts").
+                        #expect(
+                            counts.read == counts.inserted + counts.updated + counts.unchanged + counts.skipped + counts.ignored + counts.rejected + counts.tombstones,
+                            "\(context): \(counts)")
                         // Under ignore, a record a BEFORE INSERT trigger dropped and one the policy
                         // kept look alike from outside (see above), and only the latter counts.
                         if policy != .ignore { #expect(counts.duplicateKeys == wanted.duplicateKeys, "\(context): duplicate keys") }

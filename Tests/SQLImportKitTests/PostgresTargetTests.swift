@@ -2075,6 +2075,24 @@ import Testing
         #expect(try PostgresServer.query(url, "SELECT name, count(*) FROM items GROUP BY name") == "second|500\n")
     }
 
+    /// `newer:COL` on a text column compares texts, not times: the comparisons of values
+    /// of other forms are counted and warned about, as on SQLite
+    /// (`UpsertTests.newerComparisonsOfValuesOfOtherFormsAreCountedAndNamed`).
+    @Test func newerComparisonsOfTextsOfOtherFormsAreCounted() throws {
+        let url = try PostgresServer.database(schema: Self.schemaName(#function), setUp: """
+            CREATE TABLE t (id text PRIMARY KEY, v text, "updatedAt" text);
+            INSERT INTO t VALUES ('a', 'stored', '2026-11-30 10:00:00'), ('b', 'stored', '2026-11-30T10:00:00Z');
+            """)
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        TestSupport.write(
+            #"{"id":"a","v":"older","updatedAt":"2026-11-30T09:00:00Z"}"# + "\n" + #"{"id":"b","v":"newer","updatedAt":"2026-11-30T11:00:00Z"}"# + "\n",
+            to: directory.appendingPathComponent("in.jsonl"))
+        let run = try TestSupport.run(["in.jsonl", "--db", url, "--table", "t", "--upsert", "id", "--merge", "newer:updatedAt", "--report", "r.json"], in: directory)
+        #expect(run.status == 0 && run.stderr.contains("1 record(s) were compared by --merge newer:updatedAt with a stored value of another form"), "\(run.stderr)")
+        #expect(try Self.counts(directory.appendingPathComponent("r.json"))["newerMixedForms"] == 1)
+    }
+
     /// A top-level JSON number into a `json` or `jsonb` column is its text as written, as
     /// a nested one is: it went in as a double, so `jsonb` stored `12345678901234.568`
     /// for `12345678901234.5678` (its `numeric` keeps every digit), and `json` respelled

@@ -168,6 +168,40 @@ import Testing
         #expect(names[250] == "item 251 newer")
     }
 
+    /// `newer:COL` compares as SQLite orders values, so a time written in another form
+    /// than the stored one is not compared by time: `2026-11-30 10:00:00` sorts before
+    /// `2026-11-30T09:00:00Z`, and the older record won without a word (helper-85). Such
+    /// comparisons are counted (`newerMixedForms`) and warned about, naming the first pair;
+    /// those of one form are not. And `newer:` on a key column, where every record wins,
+    /// is refused.
+    @Test(arguments: strategies)
+    func newerComparisonsOfValuesOfOtherFormsAreCountedAndNamed(_ strategy: WriteStrategyKind) throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        let database = directory.appendingPathComponent("t.db").path
+        try TestSupport.createDatabase(database, schema: """
+            CREATE TABLE t (id TEXT PRIMARY KEY, v TEXT, updatedAt);
+            INSERT INTO t VALUES ('a', 'stored', '2026-11-30 10:00:00'), ('b', 'stored', '2026-11-30T10:00:00Z'), ('c', 'stored', 1764496800),
+              ('d', 'stored', '2026-11-30T10:00:00.500Z'), ('e', 'stored', 5);
+            """)
+        let input = TestSupport.write(
+            [#"{"id":"a","v":"older","updatedAt":"2026-11-30T09:00:00Z"}"#, #"{"id":"b","v":"newer","updatedAt":"2026-11-30T11:00:00Z"}"#,
+             #"{"id":"c","v":"older","updatedAt":"2020-01-01"}"#, #"{"id":"d","v":"newer","updatedAt":"2026-11-30T11:00:00Z"}"#,
+             #"{"id":"e","v":"newer","updatedAt":7.5}"#].joined(separator: "\n") + "\n",
+            to: directory.appendingPathComponent("in.jsonl"))
+        let summary = try TestSupport.runImport([input], database: database) {
+            $0.table = "t"
+            $0.upsert = ["id"]
+            $0.merge = .newer(column: "updatedAt")
+            $0.strategy = strategy
+        }
+        #expect(summary.counts.newerMixedForms == 3, "\(summary.counts)")
+        let warning = summary.warnings.first { $0.contains("newer:updatedAt") } ?? ""
+        #expect(warning.hasPrefix("3 record(s) were compared by --merge newer:updatedAt with a stored value of another form (first: '2026-11-30T09:00:00Z' against '2026-11-30 10:00:00')"), "\(summary.warnings)")
+        let refused = try TestSupport.run([input, "--db", database, "--table", "t", "--upsert", "id", "--merge", "newer:ID"], in: directory)
+        #expect(refused.status == 64 && refused.stderr.contains("--merge newer:ID names a column of --upsert"), "\(refused.stderr)")
+    }
+
     /// A record of key columns alone has nothing to assign, but `newer` still decides: when
     /// the stored row is newer than what the record brings (the column's default), it is
     /// `skipped`, as on PostgreSQL and as the policy documents; it counted as `unchanged`.

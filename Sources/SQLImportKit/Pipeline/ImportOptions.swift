@@ -175,6 +175,16 @@ public struct ImportOptions: Sendable {
     }
 }
 
+extension ImportOptions {
+    /// `--merge newer:COL` with COL a column of `--upsert`: a record and the row it meets
+    /// agree on it, so every record would win, as under `replace`, and no one would know.
+    func refuseNewerOnTheKey() throws {
+        guard case .newer(let column) = merge, let upsert, upsert.contains(where: { $0.lowercased() == column.lowercased() }) else { return }
+        throw ImportError.conflictingOptions(
+            "--merge newer:\(column) names a column of --upsert: a record and the row it meets always agree on it, so every record would win, as with --merge replace; name the column that holds the row's version, e.g. newer:updatedAt")
+    }
+}
+
 /// Errors of a run as a whole.
 public enum ImportError: Error, Sendable, CustomStringConvertible {
     case tableNameNeeded

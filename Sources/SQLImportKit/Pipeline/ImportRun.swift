@@ -343,8 +343,15 @@ final class ImportRun {
             summary.counts.unchanged = counts.unchanged
             summary.counts.skipped = counts.skipped
             summary.counts.ignored = counts.ignored
+            summary.counts.newerMixedForms = session.counters.newerMixedForms
         }
         summary.counts.duplicateKeys = ledgerRepeats + (session?.counts.duplicates ?? 0)
+    }
+
+    static func newerMixedFormsWarning(_ count: Int, column: String, first: (arriving: String, stored: String)?) -> String {
+        "\(count) record(s) were compared by --merge newer:\(column) with a stored value of another form\(first.map { " (first: \($0.arriving) against \($0.stored))" } ?? ""); "
+            + "numbers sort before text and text byte by byte, so such a comparison is not by time (2026-11-30 10:00:00 sorts before 2026-11-30T09:00:00Z, "
+            + "and ...T09:00:00.500Z before ...T09:00:00Z), and an older record may have won. Write \(column) in one form: ISO 8601 with one separator, zone and number of fraction digits, or numbers"
     }
 
     /// Names the key of the first row a record met that this run had written
@@ -373,6 +380,9 @@ final class ImportRun {
             } else {
                 nameFirstDuplicate(session: session)
             }
+        }
+        if summary.counts.newerMixedForms > 0, case .newer(let column) = options.merge {
+            summary.warnings.append(Self.newerMixedFormsWarning(summary.counts.newerMixedForms, column: column, first: session?.counters.firstNewerMix))
         }
         if summary.counts.duplicateKeys > 0, let firstDuplicate {
             summary.warnings.append(

@@ -263,6 +263,7 @@ public final class Importer {
         if options.onError == .abort && (options.rejectsPath != nil || options.maxErrors != nil) {
             throw ImportError.conflictingOptions("--rejects and --max-errors go with --on-error skip")
         }
+        try options.refuseNewerOnTheKey()
     }
 
     /// Applies every batch of `source` to `table`, in one transaction or, with

@@ -84,6 +84,9 @@ public final class PostgresImporter {
         }
         var summary = run.summary
         summary.dryRun = options.dryRun
+        if summary.counts.newerMixedForms > 0, case .newer(let column) = options.merge {
+            summary.warnings.append(ImportRun.newerMixedFormsWarning(summary.counts.newerMixedForms, column: column, first: nil))
+        }
         if summary.counts.duplicateKeys > 0 {
             summary.warnings.append(
                 "\(summary.counts.duplicateKeys) record(s) repeat the key of an earlier record; the later record won. Pass --duplicate-keys error to refuse such input")
@@ -161,5 +164,6 @@ public final class PostgresImporter {
         if options.dryRun && options.commitEvery != nil {
             throw ImportError.conflictingOptions("--dry-run commits nothing; drop --commit-every")
         }
+        try options.refuseNewerOnTheKey()
     }
 }

@@ -260,6 +260,14 @@ struct PostgresUpsert {
             if !countsInWhere {
                 skipped = try count(connection, "SELECT count(*) \(meetingRows) AND \(newerInStaging) IS NOT TRUE")
             }
+            // A text column orders its values byte by byte (by collation), not by time: the
+            // comparisons of values of other forms are counted, as on SQLite
+            // (`OutcomeCounts.newerMixedForms`).
+            if let type = schema.column(named: storedName)?.baseType, PostgresValueCheck.isText(type), arrivingInStaging != "NULL" {
+                let form = { (value: String) in "regexp_replace(\(value)::text, '[0-9]', '0', 'g')" }
+                counts.newerMixedForms += try count(
+                    connection, "SELECT count(*) \(meetingRows) AND \(form(arrivingInStaging)) <> \(form(stored))")
+            }
         }
         let conflictClause = "ON CONFLICT (\(list(conflict)))" + (predicate.map { " WHERE \($0)" } ?? "")
         let action: String

@@ -70,6 +70,8 @@ package struct UpsertStatement: Sendable {
     /// isChanged, rowid)`, or, in a guarded statement, `sqlimport_outcome(isNewer,
     /// isChanged, keepsGuardedValues, isTheTargetsRow, rowid)`.
     static let outcomeFunction = "sqlimport_outcome"
+    /// Counts the `newer` comparisons of values of different forms (`OutcomeCounters`).
+    static let newerFormFunction = "sqlimport_newer_form"
     /// `sqlimport_identity(isSameRecord)`: fails the statement when false (see `action`).
     static let identityFunction = "sqlimport_identity"
 
@@ -188,7 +190,8 @@ package struct UpsertStatement: Sendable {
             // stored value (`NULL >= x` is NULL, which is not true). (A record without the
             // column arrives with its default, as on PostgreSQL.)
             let stored = "\(storedRow).\(SQLIdentifier.quote(column))"
-            newer = "(\(stored) IS NULL OR excluded.\(SQLIdentifier.quote(column)) >= \(stored))"
+            let arriving = "excluded.\(SQLIdentifier.quote(column))"
+            newer = "(\(stored) IS NULL OR (\(Self.newerFormFunction)(\(arriving), \(stored)) AND \(arriving) >= \(stored)))"
         } else {
             newer = policy == .ignore ? "0" : "1"
         }

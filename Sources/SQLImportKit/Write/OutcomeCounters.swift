@@ -32,6 +32,11 @@ public struct OutcomeCounts: Sendable, Codable, Equatable {
     /// Tombstone records (`--tombstone`), and those whose row did not exist.
     public var tombstones = 0
     public var tombstonesWithoutRow = 0
+    /// Records that `--merge newer:COL` compared with a stored value of another form: a
+    /// number with text, or texts whose characters other than digits differ
+    /// (`2026-11-30 10:00:00` with `2026-11-30T09:00:00Z`), which SQLite orders by type
+    /// and then byte by byte, not by time.
+    public var newerMixedForms = 0
 
     public init() {}
 }
@@ -50,6 +55,9 @@ final class OutcomeCounters {
     var duplicates = 0
     /// The first such row, to name its key in the warning.
     var firstDuplicateRowid: Int64?
+    /// `OutcomeCounts.newerMixedForms`, and the first such pair (arriving, stored).
+    var newerMixedForms = 0
+    var firstNewerMix: (arriving: String, stored: String)?
     /// `--duplicate-keys error`: such a conflict fails the statement, as the record's fault.
     var duplicatesAreErrors = false
     /// Set while unique indexes are deferred (`DeferredIndexes`): the first conflict fails
@@ -110,6 +118,23 @@ final class OutcomeCounters {
                     }
                 }, nil, nil, nil)
         }
+        // `sqlimport_newer_form(arriving, stored)`: true, after counting a pair of values
+        // of different forms (`OutcomeCounts.newerMixedForms`).
+        sqlite3_create_function_v2(
+            connection, UpsertStatement.newerFormFunction, 2, SQLITE_UTF8, me,
+            { context, _, arguments in
+                let counters = Unmanaged<OutcomeCounters>.fromOpaque(sqlite3_user_data(context)!).takeUnretainedValue()
+                sqlite3_result_int(context, 1)
+                let arriving = arguments![0], stored = arguments![1]
+                guard !OutcomeCounters.sameForm(arriving, stored) else { return }
+                counters.newerMixedForms += 1
+                if counters.firstNewerMix == nil {
+                    func text(_ value: OpaquePointer?) -> String {
+                        sqlite3_value_type(value) == SQLITE_TEXT ? "'" + String(cString: sqlite3_value_text(value)) + "'" : String(cString: sqlite3_value_text(value))
+                    }
+                    counters.firstNewerMix = (text(arriving), text(stored))
+                }
+            }, nil, nil, nil)
         sqlite3_create_function_v2(
             connection, UpsertStatement.identityFunction, 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil,
             { context, _, arguments in
@@ -127,18 +152,39 @@ final class OutcomeCounters {
         for arity: Int32 in [3, 5] {
             sqlite3_create_function_v2(connection, UpsertStatement.outcomeFunction, arity, SQLITE_UTF8, nil, nil, nil, nil, nil)
         }
+        sqlite3_create_function_v2(connection, UpsertStatement.newerFormFunction, 2, SQLITE_UTF8, nil, nil, nil, nil, nil)
         sqlite3_create_function_v2(connection, UpsertStatement.identityFunction, 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil, nil, nil, nil, nil)
     }
 
+    /// Whether SQLite's order of `a` and `b` is their order as versions: both numbers,
+    /// or both texts whose characters other than digits are the same, place by place
+    /// (ISO 8601 times of one spelling). A NULL is of any form.
+    static func sameForm(_ a: OpaquePointer?, _ b: OpaquePointer?) -> Bool {
+        let typeA = sqlite3_value_type(a), typeB = sqlite3_value_type(b)
+        if typeA == SQLITE_NULL || typeB == SQLITE_NULL { return true }
+        let isNumber = { (type: Int32) in type == SQLITE_INTEGER || type == SQLITE_FLOAT }
+        if isNumber(typeA) && isNumber(typeB) { return true }
+        guard typeA == SQLITE_TEXT && typeB == SQLITE_TEXT else { return false }
+        let textA = sqlite3_value_text(a), textB = sqlite3_value_text(b)
+        let countA = Int(sqlite3_value_bytes(a)), countB = Int(sqlite3_value_bytes(b))
+        guard countA == countB, let textA, let textB else { return countA == countB }
+        for index in 0 ..< countA {
+            let byteA = textA[index], byteB = textB[index]
+            if byteA == byteB { continue }
+            guard byteA &- UInt8(ascii: "0") < 10 && byteB &- UInt8(ascii: "0") < 10 else { return false }
+        }
+        return true
+    }
+
     struct Snapshot {
-        var updated, unchanged, skipped, duplicates: Int
+        var updated, unchanged, skipped, duplicates, newerMixedForms: Int
     }
 
     /// The counts before a statement runs; `restore` undoes what the statement counted
     /// (and the rows it marked) when SQLite undoes the statement.
     var snapshot: Snapshot {
         touched?.beginStatement()
-        return Snapshot(updated: updated, unchanged: unchanged, skipped: skipped, duplicates: duplicates)
+        return Snapshot(updated: updated, unchanged: unchanged, skipped: skipped, duplicates: duplicates, newerMixedForms: newerMixedForms)
     }
 
     func restore(_ snapshot: Snapshot) {
@@ -146,6 +192,7 @@ final class OutcomeCounters {
         unchanged = snapshot.unchanged
         skipped = snapshot.skipped
         duplicates = snapshot.duplicates
+        newerMixedForms = snapshot.newerMixedForms
         touched?.undoStatement()
     }
 }
