@@ -15,6 +15,41 @@ import Testing
         func cleanUp() { TestSupport.remove(directory) }
     }
 
+    /// nycflights13's weather into an app's existing table that is not STRICT, with
+    /// INTEGER and REAL columns: SQLite keeps the CSV's `NA` as text among the numbers
+    /// (1,009 in `wind_gust`), and nothing said so, where a new table's column would be
+    /// TEXT with a warning and a STRICT one refuses them (helper-85). They are counted
+    /// (`missingValuesAsText`) and warned about, naming `--null NA`; with it, none.
+    @Test func missingValueWordsKeptAsTextInAnExistingTablesNumberColumnsAreCounted() throws {
+        let work = Workspace()
+        defer { work.cleanUp() }
+        let schema = """
+            CREATE TABLE weather (origin TEXT NOT NULL, time_hour TEXT NOT NULL, year INTEGER, month INTEGER, day INTEGER, hour INTEGER,
+              temp REAL, dewp REAL, humid REAL, wind_dir INTEGER, wind_speed REAL, wind_gust REAL, precip REAL, pressure REAL, visib REAL,
+              PRIMARY KEY (origin, time_hour))
+            """
+        let numbers = ["year", "month", "day", "hour", "temp", "dewp", "humid", "wind_dir", "wind_speed", "wind_gust", "precip", "pressure", "visib"]
+        let csv = TestSupport.fixtures.appendingPathComponent("real/weather.csv").path
+        for null in [[], ["--null", "NA"]] {
+            let database = "w\(null.count).db"
+            try TestSupport.createDatabase(work.path(database), schema: schema)
+            let run = try work.run([csv, "--db", database, "--upsert", "origin,time_hour", "--report", "r.json"] + null)
+            #expect(run.status == 0, "\(run.stderr)")
+            let texts: Int? = try work.value(database, "SELECT " + numbers.map { "sum(typeof(\($0)) = 'text')" }.joined(separator: " + ") + " FROM weather")
+            let notNA: Int? = try work.value(database, "SELECT " + numbers.map { "sum(typeof(\($0)) = 'text' AND \($0) <> 'NA')" }.joined(separator: " + ") + " FROM weather")
+            let report = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: work.path("r.json")))) as! [String: Any]
+            let counts = report["counts"] as! [String: Int]
+            #expect(counts["missingValuesAsText"] == texts && notNA == 0, "\(counts), \(String(describing: texts))")
+            if null.isEmpty {
+                #expect(texts == 1_172)
+                #expect(run.stderr.contains(#"value(s) that spell a missing value were stored as text in numeric columns of "weather", which is not STRICT (first: "wind_gust" = NA at"#), "\(run.stderr)")
+                #expect(run.stderr.contains("pass --null NA to store NULL"))
+            } else {
+                #expect(texts == 0 && !run.stderr.contains("missing value"), "\(run.stderr)")
+            }
+        }
+    }
+
     /// nycflights13's planes: `speed` is NA for the first 424 records. As CSV with a
     /// 100-record sample it became ANY and its numbers TEXT (max(speed) = 95, not 432);
     /// CSV and JSON Lines of the same data now give the same database.

@@ -147,6 +147,30 @@ extension ImportRun {
             }
             try countRepeatsInLedger(of: batch, rows: rows, inputName: inputName, plan: plan)
             if batch.numbersKeptAsText > 0 { countNumbersKeptAsText(of: batch, rows: rows, plan: plan) }
+            if schema?.isStrict == false { countMissingValuesAsText(of: batch, rows: rows, plan: plan, inputName: inputName, bytes: bytes) }
+        }
+    }
+
+    /// Counts the CSV/TSV values that spell a missing value (`WriteError.nullSpellings`)
+    /// that records of `rows` stored as text in a numeric column of a table that is not
+    /// STRICT (`OutcomeCounts.missingValuesAsText`): a new table's column would be TEXT,
+    /// with a warning, and a STRICT one refuses them, naming `--null`; here SQLite keeps
+    /// `NA` as text among the numbers, and nothing said so.
+    private func countMissingValuesAsText(of batch: RecordBatch, rows: Range<Int>, plan: BatchPlan, inputName: String, bytes: UnsafePointer<UInt8>) {
+        for index in 0 ..< rows.count {
+            let row = rows.lowerBound + index
+            guard plan.decisions[index] == .write, !rowsRejectedWhileWriting.contains(row) else { continue }
+            let shape = plan.shapes[index]
+            for position in shape.inputColumns.indices where shape.affinities[position].convertsNumbers {
+                let cell = batch.cell(row: row, column: shape.inputColumns[position])
+                guard cell.kind == .untypedText, cell.length <= 4, cell.length > 0 else { continue }
+                let text = String(decoding: UnsafeRawBufferPointer(start: bytes + Int(cell.payload), count: Int(cell.length)), as: UTF8.self)
+                guard WriteError.nullSpellings.contains(text) else { continue }
+                summary.counts.missingValuesAsText += 1
+                if firstMissingValueAsText == nil, let schema, shape.tableColumns[position] < schema.columns.count {
+                    firstMissingValueAsText = (schema.columns[shape.tableColumns[position]].name, text, batch.position(row: row, inputName: inputName))
+                }
+            }
         }
     }
 

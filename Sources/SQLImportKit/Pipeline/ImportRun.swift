@@ -111,6 +111,8 @@ final class ImportRun {
     var batchPlan = BatchPlan()
     var firstNullKey: SourcePosition?
     var firstDuplicate: String?
+    /// The first value `missingValuesAsText` counted: its column, its text, its record.
+    var firstMissingValueAsText: (column: String, text: String, position: SourcePosition)?
     /// Repeats the `KeyLedger` found (where SQLite cannot tell them).
     var ledgerRepeats = 0
     /// The rows of the slice being written that were set aside while writing.
@@ -380,6 +382,11 @@ final class ImportRun {
             } else {
                 nameFirstDuplicate(session: session)
             }
+        }
+        if summary.counts.missingValuesAsText > 0, let (column, text, position) = firstMissingValueAsText {
+            let spelled = text.contains("\\") || text == "#N/A" ? "'\(text)'" : text
+            summary.warnings.append(
+                "\(summary.counts.missingValuesAsText) value(s) that spell a missing value were stored as text in numeric columns of \(SQLIdentifier.quote(table)), which is not STRICT (first: \(SQLIdentifier.quote(column)) = \(text) at \(position)); if \(text) means a missing value in this CSV/TSV input, pass --null \(spelled) to store NULL")
         }
         if summary.counts.newerMixedForms > 0, case .newer(let column) = options.merge {
             summary.warnings.append(Self.newerMixedFormsWarning(summary.counts.newerMixedForms, column: column, first: session?.counters.firstNewerMix))

@@ -37,6 +37,10 @@ public struct OutcomeCounts: Sendable, Codable, Equatable {
     /// (`2026-11-30 10:00:00` with `2026-11-30T09:00:00Z`), which SQLite orders by type
     /// and then byte by byte, not by time.
     public var newerMixedForms = 0
+    /// CSV/TSV values that spell a missing value (`NA`, `N/A`, `NULL`, `nan`, ...) stored
+    /// as text in an INTEGER, REAL or NUMERIC column of a table that is not STRICT (a
+    /// STRICT one refuses them): `--null NA` makes them NULL.
+    public var missingValuesAsText = 0
 
     public init() {}
 }
