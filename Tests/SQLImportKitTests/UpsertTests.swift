@@ -182,12 +182,16 @@ import Testing
         try TestSupport.createDatabase(database, schema: """
             CREATE TABLE t (id TEXT PRIMARY KEY, v TEXT, updatedAt);
             INSERT INTO t VALUES ('a', 'stored', '2026-11-30 10:00:00'), ('b', 'stored', '2026-11-30T10:00:00Z'), ('c', 'stored', 1764496800),
-              ('d', 'stored', '2026-11-30T10:00:00.500Z'), ('e', 'stored', 5);
+              ('d', 'stored', '2026-11-30T10:00:00.500Z'), ('e', 'stored', 5),
+              ('f', 'stored', '01JDQ8Z3K4M5N6P7Q8R9S0T1V2'), ('g', 'stored', '0193f2a4-7b1c-7d3e-8f90-a1b2c3d4e5f6');
             """)
         let input = TestSupport.write(
             [#"{"id":"a","v":"older","updatedAt":"2026-11-30T09:00:00Z"}"#, #"{"id":"b","v":"newer","updatedAt":"2026-11-30T11:00:00Z"}"#,
              #"{"id":"c","v":"older","updatedAt":"2020-01-01"}"#, #"{"id":"d","v":"newer","updatedAt":"2026-11-30T11:00:00Z"}"#,
-             #"{"id":"e","v":"newer","updatedAt":7.5}"#].joined(separator: "\n") + "\n",
+             #"{"id":"e","v":"newer","updatedAt":7.5}"#,
+             // ULIDs and UUIDv7s sort as they are made: one form (helper-86).
+             #"{"id":"f","v":"newer","updatedAt":"01JDQ9A1B2C3D4E5F6G7H8J9K0"}"#, #"{"id":"g","v":"newer","updatedAt":"0193f2a5-0c2d-7e4f-9a01-b2c3d4e5f6a7"}"#,
+            ].joined(separator: "\n") + "\n",
             to: directory.appendingPathComponent("in.jsonl"))
         let summary = try TestSupport.runImport([input], database: database) {
             $0.table = "t"

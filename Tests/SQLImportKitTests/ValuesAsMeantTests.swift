@@ -42,12 +42,20 @@ import Testing
             #expect(counts["missingValuesAsText"] == texts && notNA == 0, "\(counts), \(String(describing: texts))")
             if null.isEmpty {
                 #expect(texts == 1_172)
-                #expect(run.stderr.contains(#"value(s) that spell a missing value were stored as text in numeric columns of "weather", which is not STRICT (first: "wind_gust" = NA at"#), "\(run.stderr)")
+                #expect(
+                    run.stderr.contains(#"value(s) that spell a missing value were given for numeric columns of "weather", which is not STRICT and keeps them as text (first: "wind_gust" = NA at"#),
+                    "\(run.stderr)")
                 #expect(run.stderr.contains("pass --null NA to store NULL"))
             } else {
                 #expect(texts == 0 && !run.stderr.contains("missing value"), "\(run.stderr)")
             }
         }
+        // A tombstone gives no value to store (helper-86).
+        try TestSupport.createDatabase(work.path("t.db"), schema: "CREATE TABLE t (id INTEGER PRIMARY KEY, v REAL); INSERT INTO t VALUES (1, 1.5);")
+        _ = TestSupport.write("id,v,gone\n1,NA,1\n2,NA,0\n", to: URL(fileURLWithPath: work.path("t.csv")))
+        let tombstoned = try work.run(["t.csv", "--db", "t.db", "--table", "t", "--upsert", "id", "--tombstone", "gone=1", "--ignore-unknown", "--report", "t.json"])
+        let counts = (try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: work.path("t.json")))) as! [String: Any])["counts"] as! [String: Int]
+        #expect(tombstoned.status == 0 && counts["missingValuesAsText"] == 1 && counts["deleted"] == 1, "\(counts) \(tombstoned.stderr)")
     }
 
     /// nycflights13's planes: `speed` is NA for the first 424 records. As CSV with a

@@ -352,8 +352,8 @@ final class ImportRun {
 
     static func newerMixedFormsWarning(_ count: Int, column: String, first: (arriving: String, stored: String)?) -> String {
         "\(count) record(s) were compared by --merge newer:\(column) with a stored value of another form\(first.map { " (first: \($0.arriving) against \($0.stored))" } ?? ""); "
-            + "numbers sort before text and text byte by byte, so such a comparison is not by time (2026-11-30 10:00:00 sorts before 2026-11-30T09:00:00Z, "
-            + "and ...T09:00:00.500Z before ...T09:00:00Z), and an older record may have won. Write \(column) in one form: ISO 8601 with one separator, zone and number of fraction digits, or numbers"
+            + "texts sort character by character, not by time (2026-11-30 10:00:00 before 2026-11-30T09:00:00Z, ...T09:00:00.500Z before ...T09:00:00Z; "
+            + "on SQLite any number before any text), so an older record may have won. Write \(column) in one form: ISO 8601 with one separator, zone and number of fraction digits, or numbers"
     }
 
     /// Names the key of the first row a record met that this run had written
@@ -385,8 +385,9 @@ final class ImportRun {
         }
         if summary.counts.missingValuesAsText > 0, let (column, text, position) = firstMissingValueAsText {
             let spelled = text.contains("\\") || text == "#N/A" ? "'\(text)'" : text
+            let instead = options.reader.nullText.map { " in place of --null '\($0)'" } ?? ""
             summary.warnings.append(
-                "\(summary.counts.missingValuesAsText) value(s) that spell a missing value were stored as text in numeric columns of \(SQLIdentifier.quote(table)), which is not STRICT (first: \(SQLIdentifier.quote(column)) = \(text) at \(position)); if \(text) means a missing value in this CSV/TSV input, pass --null \(spelled) to store NULL")
+                "\(summary.counts.missingValuesAsText) value(s) that spell a missing value were given for numeric columns of \(SQLIdentifier.quote(table)), which is not STRICT and keeps them as text (first: \(SQLIdentifier.quote(column)) = \(text) at \(position)); if \(text) means a missing value in this CSV/TSV input, pass --null \(spelled)\(instead) to store NULL")
         }
         if summary.counts.newerMixedForms > 0, case .newer(let column) = options.merge {
             summary.warnings.append(Self.newerMixedFormsWarning(summary.counts.newerMixedForms, column: column, first: session?.counters.firstNewerMix))

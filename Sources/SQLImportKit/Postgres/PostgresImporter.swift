@@ -85,7 +85,7 @@ public final class PostgresImporter {
         var summary = run.summary
         summary.dryRun = options.dryRun
         if summary.counts.newerMixedForms > 0, case .newer(let column) = options.merge {
-            summary.warnings.append(ImportRun.newerMixedFormsWarning(summary.counts.newerMixedForms, column: column, first: nil))
+            summary.warnings.append(ImportRun.newerMixedFormsWarning(summary.counts.newerMixedForms, column: column, first: run.newerMixes.first))
         }
         if summary.counts.duplicateKeys > 0 {
             summary.warnings.append(

@@ -54,6 +54,8 @@ final class PostgresRun {
     var newerFieldChecked = false
     /// Records whose order shows applied before an earlier one of another shape (`write`).
     var recordsAppliedWithTheirShape = 0
+    /// The first pair of values of other forms `--merge newer:` compared (`PostgresUpsert`).
+    let newerMixes = PostgresUpsert.NewerMixes()
     /// The current batch's records with no field the table can store, set aside
     /// (`setAsideEmptyRecords`).
     var emptyRows = Set<Int>()
@@ -871,7 +873,7 @@ final class PostgresRun {
             of: batch, firstSequence: &first)
         let statement = PostgresUpsert(
             table: schema.qualifiedName, staging: staging, columns: columns, target: target, fallbackKey: fallbackKey, policy: options.merge,
-            schema: schema, seenKey: tracksSeenRows ? schema.primaryKey?.columns : nil)
+            schema: schema, seenKey: tracksSeenRows ? schema.primaryKey?.columns : nil, newerMixes: newerMixes)
         var counts = summary.counts
         let lastRound = Int(rows.map { rounds[$0] }.max() ?? 1)
         var setAside: [(sequence: Int64, why: String)] = []

@@ -12,6 +12,12 @@ struct PostgresUpsert {
     /// `sqlimport_seen` for every row they insert or update (`noteSeenRows` finds the
     /// rows the others met by their keys).
     var seenKey: [String]? = nil
+    /// The first pair (arriving, stored) `newerMixedForms` counted, kept across batches.
+    var newerMixes: NewerMixes? = nil
+
+    final class NewerMixes {
+        var first: (arriving: String, stored: String)?
+    }
 
     static let inside: Int = 1
     static let outside: Int = 2
@@ -264,9 +270,15 @@ struct PostgresUpsert {
             // comparisons of values of other forms are counted, as on SQLite
             // (`OutcomeCounts.newerMixedForms`).
             if let type = schema.column(named: storedName)?.baseType, PostgresValueCheck.isText(type), arrivingInStaging != "NULL" {
-                let form = { (value: String) in "regexp_replace(\(value)::text, '[0-9]', '0', 'g')" }
-                counts.newerMixedForms += try count(
-                    connection, "SELECT count(*) \(meetingRows) AND \(form(arrivingInStaging)) <> \(form(stored))")
+                let form = { (value: String) in "regexp_replace(\(value)::text, '[0-9A-Za-z]', '0', 'g')" }
+                let found = try connection.query(
+                    "SELECT count(*), (array_agg(\(arrivingInStaging)::text))[1], (array_agg(\(stored)::text))[1] \(meetingRows) AND \(form(arrivingInStaging)) <> \(form(stored))"
+                ).first ?? []
+                let mixed = found.first.flatMap { $0.flatMap { Int($0) } } ?? 0
+                counts.newerMixedForms += mixed
+                if mixed > 0, let newerMixes, newerMixes.first == nil, found.count == 3 {
+                    newerMixes.first = ("'\(found[1] ?? "")'", "'\(found[2] ?? "")'")
+                }
             }
         }
         let conflictClause = "ON CONFLICT (\(list(conflict)))" + (predicate.map { " WHERE \($0)" } ?? "")

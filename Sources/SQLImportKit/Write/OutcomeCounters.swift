@@ -33,13 +33,14 @@ public struct OutcomeCounts: Sendable, Codable, Equatable {
     public var tombstones = 0
     public var tombstonesWithoutRow = 0
     /// Records that `--merge newer:COL` compared with a stored value of another form: a
-    /// number with text, or texts whose characters other than digits differ
-    /// (`2026-11-30 10:00:00` with `2026-11-30T09:00:00Z`), which SQLite orders by type
-    /// and then byte by byte, not by time.
+    /// number with text, or texts of different lengths or whose characters other than
+    /// letters and digits differ (`2026-11-30 10:00:00` with `2026-11-30T09:00:00Z`),
+    /// which sort by type and then character by character, not by time.
     public var newerMixedForms = 0
-    /// CSV/TSV values that spell a missing value (`NA`, `N/A`, `NULL`, `nan`, ...) stored
-    /// as text in an INTEGER, REAL or NUMERIC column of a table that is not STRICT (a
-    /// STRICT one refuses them): `--null NA` makes them NULL.
+    /// CSV/TSV values that spell a missing value (`NA`, `N/A`, `NULL`, `nan`, ...) that
+    /// records give for an INTEGER, REAL or NUMERIC column of a table that is not STRICT,
+    /// which keeps them as text where it stores them (a STRICT one refuses them):
+    /// `--null NA` makes them NULL. Values, not records.
     public var missingValuesAsText = 0
 
     public init() {}
@@ -134,7 +135,11 @@ final class OutcomeCounters {
                 counters.newerMixedForms += 1
                 if counters.firstNewerMix == nil {
                     func text(_ value: OpaquePointer?) -> String {
-                        sqlite3_value_type(value) == SQLITE_TEXT ? "'" + String(cString: sqlite3_value_text(value)) + "'" : String(cString: sqlite3_value_text(value))
+                        switch sqlite3_value_type(value) {
+                        case SQLITE_TEXT: return "'" + String(cString: sqlite3_value_text(value)) + "'"
+                        case SQLITE_BLOB: return "a BLOB"
+                        default: return String(cString: sqlite3_value_text(value))
+                        }
                     }
                     counters.firstNewerMix = (text(arriving), text(stored))
                 }
@@ -161,8 +166,9 @@ final class OutcomeCounters {
     }
 
     /// Whether SQLite's order of `a` and `b` is their order as versions: both numbers,
-    /// or both texts whose characters other than digits are the same, place by place
-    /// (ISO 8601 times of one spelling). A NULL is of any form.
+    /// or both texts of one length whose characters other than letters and digits are
+    /// the same, place by place (ISO 8601 times of one spelling; ULIDs, UUIDv7s and hex
+    /// versions, which sort as they are made). A NULL is of any form.
     static func sameForm(_ a: OpaquePointer?, _ b: OpaquePointer?) -> Bool {
         let typeA = sqlite3_value_type(a), typeB = sqlite3_value_type(b)
         if typeA == SQLITE_NULL || typeB == SQLITE_NULL { return true }
@@ -175,9 +181,13 @@ final class OutcomeCounters {
         for index in 0 ..< countA {
             let byteA = textA[index], byteB = textB[index]
             if byteA == byteB { continue }
-            guard byteA &- UInt8(ascii: "0") < 10 && byteB &- UInt8(ascii: "0") < 10 else { return false }
+            guard isAlphanumeric(byteA) && isAlphanumeric(byteB) else { return false }
         }
         return true
+    }
+
+    private static func isAlphanumeric(_ byte: UInt8) -> Bool {
+        byte &- UInt8(ascii: "0") < 10 || (byte | 0x20) &- UInt8(ascii: "a") < 26
     }
 
     struct Snapshot {
