@@ -150,6 +150,17 @@ import Testing
         #expect(try TestSupport.dump(database).hasSuffix("-- t: 3 rows\n\"1\"\n\"2\"\n\"3\""))
     }
 
+    /// A second byte order mark right after the first began the first field's name with
+    /// an invisible U+FEFF: a new table got a column `"\u{FEFF}id"`, silently, and an
+    /// existing one was told to add it with --alter (helper-85). It is refused, naming it.
+    @Test func aSecondByteOrderMarkIsRefusedNamingIt() throws {
+        for name in ["t.csv", "t.tsv", "t.jsonl"] {
+            let body = name == "t.jsonl" ? "{\"id\":\"x\"}\n" : "id\nx\n"
+            let message = try error([0xEF, 0xBB, 0xBF, 0xEF, 0xBB, 0xBF] + Self.bytes(body), name: name)
+            #expect(message.contains("\(name):1 (byte 3): malformed record: a second byte order mark (EF BB BF) follows the first"), "\(message)")
+        }
+    }
+
     // MARK: - Line ends
 
     @Test func mixedCRLFAndLFLineEndsAreBothLineEnds() throws {

@@ -112,12 +112,22 @@ final class InputBuffer {
         }
     }
 
-    /// Skips a UTF-8 byte order mark at the very start of the stream.
+    /// Skips a UTF-8 byte order mark at the very start of the stream. A second one right
+    /// after it is refused: it would begin the first field's name with an invisible
+    /// U+FEFF (a new table got a column `"\u{FEFF}id"`, and an existing one was told to
+    /// add it with --alter).
     func skipByteOrderMark() throws(ReaderError) {
         var shift = 0
-        while end - start < 3, try refill(shift: &shift) {}
-        if end - start >= 3, storage[start] == 0xEF, storage[start + 1] == 0xBB, storage[start + 2] == 0xBF {
-            start += 3
+        while end - start < 6, try refill(shift: &shift) {}
+        func isMark(at index: Int) -> Bool {
+            end - index >= 3 && storage[index] == 0xEF && storage[index + 1] == 0xBB && storage[index + 2] == 0xBF
+        }
+        guard isMark(at: start) else { return }
+        start += 3
+        if isMark(at: start) {
+            throw .malformedRecord(
+                SourcePosition(input: input.name, line: 1, byteOffset: absoluteOffset(start)), field: nil,
+                reason: "a second byte order mark (EF BB BF) follows the first, and would begin the first field's name with an invisible U+FEFF; the file was given a byte order mark twice: remove one (sed -i '1s/^\\xEF\\xBB\\xBF//' FILE)")
         }
     }
 }
