@@ -220,6 +220,27 @@ import Testing
         #expect(try DatabaseQueue(path: directory.appendingPathComponent("app.db").path).read { try String.fetchAll($0, sql: "SELECT v FROM t") } == ["snapshot"])
     }
 
+    /// An import between two of its `--commit-every` checkpoints holds no lock of
+    /// SQLite's (it leaves the database unlocked a moment for the app's writers), and a
+    /// restore then replaced the file under it: the run's later commits went to the old
+    /// file, exit 0. Its run lock (`RunLock`) says it runs: exit 75, nothing changed.
+    @Test func aRestoreOverADatabaseARunIsImportingIsRefused() throws {
+        let directory = TestSupport.temporaryDirectory()
+        defer { TestSupport.remove(directory) }
+        try snapshotOfOneRow(in: directory)
+        let app = directory.appendingPathComponent("app.db").path
+        try TestSupport.createDatabase(app, schema: "CREATE TABLE t (v TEXT); INSERT INTO t VALUES ('app');")
+        let running = try RunLock.acquire(database: app, timeoutMilliseconds: 0, cancellation: nil)
+        let refused = try TestSupport.run(["restore", "s.sqlite.zst", "--db", "app.db", "--force"], in: directory)
+        #expect(refused.status == 75 && refused.stderr.contains("app.db is in use"), "\(refused.stderr)")
+        #expect(try DatabaseQueue(path: app).read { try String.fetchAll($0, sql: "SELECT v FROM t") } == ["app"])
+        running.release()
+        let forced = try TestSupport.run(["restore", "s.sqlite.zst", "--db", "app.db", "--force"], in: directory)
+        #expect(forced.status == 0, "\(forced.stderr)")
+        #expect(try DatabaseQueue(path: app).read { try String.fetchAll($0, sql: "SELECT v FROM t") } == ["snapshot"])
+        #expect(!FileManager.default.fileExists(atPath: RunLock.path(forDatabase: app)))
+    }
+
     /// `restore --force` replaced a database that a process held in a transaction (its
     /// journal deleted under it, its COMMIT then a disk I/O error), or that a WAL
     /// connection held open (its next write went to the replaced file). Both hold a lock,

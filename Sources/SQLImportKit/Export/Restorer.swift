@@ -85,7 +85,17 @@ public final class Restorer {
             }
             try file.close()
             try TemporaryFiles.shared.whileRegistered(sidecars) { try verify(file.temporaryPath) }
+            // An import between two of its checkpoints holds no lock of SQLite's (it leaves
+            // the database unlocked a moment for the app's writers): its run lock says it
+            // runs, and keeps another from starting until the file is replaced.
+            var runLock: RunLock?
+            defer { runLock?.release() }
             if options.force {
+                do {
+                    runLock = try RunLock.acquire(database: file.finalPath, timeoutMilliseconds: 0, cancellation: nil)
+                } catch ImportError.anotherRun {
+                    throw OutputError.databaseInUse(path: file.finalPath)
+                }
                 try Self.refuseIfInUse(file.finalPath)
                 // A replaced database's journal or WAL would be applied to the new file.
                 // (Next to the file replaced: a link's file, not the link.)
