@@ -1128,6 +1128,14 @@ import Testing
         // the URL (a helper's fault test).
         let crashed = PostgresError(kind: .connection, message: "server closed the connection unexpectedly\n\tThis probably means the server terminated abnormally")
         #expect(crashed.description.contains("it stopped or crashed") && !crashed.description.contains("check the --db URL"), "\(crashed)")
+        // libpq's own error (no SQLSTATE) while the connection still looks fine: a stopped
+        // server's failed COPY exited 70, an internal error, in one run of seven (helper-87).
+        let libpqOwn = PostgresConnection.error(state: "", message: "server closed the connection unexpectedly", connectionIsOK: true)
+        #expect(libpqOwn.kind == .connection && libpqOwn.description.contains("it stopped or crashed"), "\(libpqOwn)")
+        #expect(PostgresConnection.error(state: "23505", message: "duplicate key", connectionIsOK: true).kind == .data)
+        // A server still recovering refuses logins: the URL is right (helper-87).
+        let recovering = PostgresError(kind: .connection, message: "connection to server failed: FATAL:  the database system is in recovery mode")
+        #expect(recovering.description.contains("run again in a moment") && !recovering.description.contains("check the --db URL"), "\(recovering)")
     }
 
     /// A read-only transaction (a standby, default_transaction_read_only) exited 70, an

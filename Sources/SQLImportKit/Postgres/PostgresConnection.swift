@@ -156,8 +156,8 @@ package final class PostgresConnection {
         let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) } ?? ""
         var message = PQresultErrorField(result, Int32(UInt8(ascii: "M"))).map { String(cString: $0) } ?? Self.text(PQerrorMessage(connection))
         if let detail = PQresultErrorField(result, Int32(UInt8(ascii: "D"))) { message += " (\(String(cString: detail)))" }
-        if PQstatus(connection) != CONNECTION_OK { throw PostgresError(kind: .connection, sqlState: state, message: message) }
-        var error = PostgresError(sqlState: state, message: message)
+        var error = Self.error(state: state, message: message, connectionIsOK: PQstatus(connection) == CONNECTION_OK)
+        guard error.kind != .connection else { throw error }
         if let context = PQresultErrorField(result, Int32(UInt8(ascii: "W"))) {
             error.context = String(cString: context)
             // A PL/pgSQL `RAISE EXCEPTION` with a code of its own (`USING ERRCODE = '45000'`)
@@ -165,6 +165,15 @@ package final class PostgresConnection {
             if error.kind == .server, error.context!.contains(" at RAISE") { error.kind = .data }
         }
         throw error
+    }
+
+    /// The error a failed result means. One without a SQLSTATE is libpq's own, not the
+    /// server's: the connection broke, though its status may not say so yet (a stopped
+    /// server's failed COPY exited 70, an internal error, about one run in seven:
+    /// helper-87).
+    static func error(state: String, message: String, connectionIsOK: Bool) -> PostgresError {
+        if !connectionIsOK || state.isEmpty { return PostgresError(kind: .connection, sqlState: state, message: message) }
+        return PostgresError(sqlState: state, message: message)
     }
 
     private func withParameters<T>(_ parameters: [String?], _ body: (UnsafePointer<UnsafePointer<CChar>?>?) -> T) -> T {

@@ -71,11 +71,16 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
             // back as a broken connection without its SQLSTATE: its text tells.)
             let cause = message.contains("terminating connection due to administrator command") ? "57P01"
                 : message.contains("idle-in-transaction timeout") || message.contains("idle-session timeout") ? "25P03"
-                : message.contains("server closed the connection unexpectedly") ? "closed" : sqlState
+                : message.contains("server closed the connection unexpectedly") ? "closed"
+                : message.contains("the database system is in recovery mode") || message.contains("the database system is starting up")
+                    || message.contains("the database system is shutting down") || message.contains("the database system is not yet accepting connections") ? "57P03"
+                : sqlState
             switch cause {
             case "25P03", "57P05":
                 return "the PostgreSQL server ended the connection: \(message); its idle timeout is shorter than the run's waits for its input. Raise idle_in_transaction_session_timeout for this role (or options=-cidle_in_transaction_session_timeout%3D0 in the --db URL), or feed the input faster, and run again"
-            case "57P01", "57P02", "57P03":
+            case "57P03":
+                return "the PostgreSQL server is not accepting connections yet: \(message) (it is starting, recovering from a crash, or shutting down); run again in a moment (with --resume after --commit-every)"
+            case "57P01", "57P02":
                 return "the PostgreSQL server ended the connection: \(message) (an administrator's pg_terminate_backend, or a shutdown); run again once it is up (with --resume after --commit-every)"
             // (A server stopped at once, or crashed, while the run was connected: not the URL.)
             case "closed":
