@@ -154,9 +154,10 @@ extension ImportRun {
     /// Counts the CSV/TSV values that spell a missing value (`WriteError.nullSpellings`)
     /// that records of `rows` give for a numeric column of a table that is not STRICT,
     /// which SQLite keeps as text (`OutcomeCounts.missingValuesAsText`; tombstones give
-    /// none, and a record `newer:` or `ignore` keeps out still gives its values): a new table's column would be TEXT,
-    /// with a warning, and a STRICT one refuses them, naming `--null`; here SQLite keeps
-    /// `NA` as text among the numbers, and nothing said so.
+    /// none, and a record `newer:` or `ignore` keeps out still gives its values). A new
+    /// table's column would be TEXT, with a warning, and a STRICT one refuses them,
+    /// naming `--null`; here SQLite keeps `NA` as text among the numbers, and nothing
+    /// said so.
     private func countMissingValuesAsText(of batch: RecordBatch, rows: Range<Int>, plan: BatchPlan, inputName: String, bytes: UnsafePointer<UInt8>) {
         for index in 0 ..< rows.count {
             let row = rows.lowerBound + index

@@ -70,7 +70,8 @@ public struct ReaderOptions: Sendable {
     /// (a table still to be created may get such a column by `--type`).
     package var exactNumberFields: Set<String>? = []
     /// The fields whose JSON numbers are their text as written (a `.numberAsText` cell,
-    /// not counted as kept for want of a fit), by name as `exactNumberFields`: always
+    /// not counted as kept for want of a fit), by their whole name ignoring case (a
+    /// nested field never: its column is not known while reading): always
     /// for PostgreSQL `json` and `jsonb` columns, which hold a number as JSON text (`json`
     /// as written, `jsonb` as `numeric`, every digit); for text columns, a number whose
     /// digits a double does not keep (`12345678901234567890.5`), which the column would
