@@ -166,12 +166,14 @@ extension ImportRun {
             let shape = plan.shapes[index]
             for position in shape.inputColumns.indices where shape.affinities[position].convertsNumbers {
                 let cell = batch.cell(row: row, column: shape.inputColumns[position])
-                guard cell.kind == .untypedText, cell.length <= 4, cell.length > 0 else { continue }
-                let text = String(decoding: UnsafeRawBufferPointer(start: bytes + Int(cell.payload), count: Int(cell.length)), as: UTF8.self)
-                guard WriteError.nullSpellings.contains(text) else { continue }
+                guard cell.kind == .untypedText, cell.length <= 4 else { continue }
+                let text = UnsafeRawBufferPointer(start: bytes + Int(cell.payload), count: Int(cell.length))
+                guard WriteError.isNullSpelling(text) else { continue }
                 summary.counts.missingValuesAsText += 1
                 if firstMissingValueAsText == nil, let schema, shape.tableColumns[position] < schema.columns.count {
-                    firstMissingValueAsText = (schema.columns[shape.tableColumns[position]].name, text, batch.position(row: row, inputName: inputName))
+                    firstMissingValueAsText = (
+                        schema.columns[shape.tableColumns[position]].name, String(decoding: text, as: UTF8.self), batch.position(row: row, inputName: inputName)
+                    )
                 }
             }
         }

@@ -350,19 +350,13 @@ final class ImportRun {
         summary.counts.duplicateKeys = ledgerRepeats + (session?.counts.duplicates ?? 0)
     }
 
-    static func newerMixedFormsWarning(_ count: Int, column: String, first: (arriving: String, stored: String)?) -> String {
-        "\(count) record(s) were compared by --merge newer:\(column) with a stored value of another form\(first.map { " (first: \($0.arriving) against \($0.stored))" } ?? ""); "
-            + "texts sort character by character, not by time (2026-11-30 10:00:00 before 2026-11-30T09:00:00Z, ...T09:00:00.500Z before ...T09:00:00Z; "
-            + "on SQLite any number before any text), so an older record may have won. Write \(column) in one form: ISO 8601 with one separator, zone and number of fraction digits, or numbers"
-    }
-
     /// Names the key of the first row a record met that this run had written
     /// (`OutcomeCounters.firstDuplicateRowid`), read from the row just after the statement
     /// that met it. (Read at the end, the row could be gone: a tombstone, `--delete-missing`;
     /// or its rowid another row's.)
-    func nameFirstDuplicate(session: WriteSession) {
+    func nameFirstDuplicate(session: WriteSession, readingTheRow: Bool = true) {
         guard firstDuplicate == nil, let rowid = session.counters.firstDuplicateRowid, let rowidName = session.rowidName, let target else { return }
-        let key = try? Row.fetchOne(
+        let key = !readingTheRow ? nil : try? Row.fetchOne(
             db, sql: "SELECT \(SQLIdentifier.quoteList(target.columns)) FROM \(SQLIdentifier.quote(table)) WHERE \(rowidName) = ?", arguments: [rowid])
         firstDuplicate = "a record repeats (\(SQLIdentifier.quoteList(target.columns)))"
             + (key.map { " = (" + $0.databaseValues.map(\.description).joined(separator: ", ") + ")" } ?? "")
@@ -374,23 +368,18 @@ final class ImportRun {
             summary.warnings.append(
                 "\(summary.counts.nullKey) record(s) have a NULL key column or fall outside the partial index's predicate, and no primary key (first: \(firstNullKey)): they were inserted as new rows (--null-key insert), and a re-run will insert them again")
         }
-        if firstDuplicate == nil, let session, session.counters.firstDuplicateRowid != nil, let target {
+        if let session {
             // Not named as it happened: from its row, unless the run deleted rows (the row
             // may be gone, or its rowid another row's).
-            if summary.counts.deleted > 0 {
-                firstDuplicate = "a record repeats (\(SQLIdentifier.quoteList(target.columns)))"
-            } else {
-                nameFirstDuplicate(session: session)
-            }
+            nameFirstDuplicate(session: session, readingTheRow: summary.counts.deleted == 0)
         }
         if summary.counts.missingValuesAsText > 0, let (column, text, position) = firstMissingValueAsText {
-            let spelled = text.contains("\\") || text == "#N/A" ? "'\(text)'" : text
             let instead = options.reader.nullText.map { " in place of --null '\($0)'" } ?? ""
             summary.warnings.append(
-                "\(summary.counts.missingValuesAsText) value(s) that spell a missing value were given for numeric columns of \(SQLIdentifier.quote(table)), which is not STRICT and keeps them as text (first: \(SQLIdentifier.quote(column)) = \(text) at \(position)); if \(text) means a missing value in this CSV/TSV input, pass --null \(spelled)\(instead) to store NULL")
+                "\(summary.counts.missingValuesAsText) value(s) that spell a missing value were given for numeric columns of \(SQLIdentifier.quote(table)), which is not STRICT and keeps them as text (first: \(SQLIdentifier.quote(column)) = \(text) at \(position)); if \(text) means a missing value in this CSV/TSV input, pass \(WriteError.nullOption(text))\(instead) to store NULL")
         }
-        if summary.counts.newerMixedForms > 0, case .newer(let column) = options.merge {
-            summary.warnings.append(Self.newerMixedFormsWarning(summary.counts.newerMixedForms, column: column, first: session?.counters.firstNewerMix))
+        if summary.counts.newerMixedForms > 0, let warning = options.merge.newerMixedFormsWarning(summary.counts.newerMixedForms, first: session?.counters.firstNewerMix) {
+            summary.warnings.append(warning)
         }
         if summary.counts.duplicateKeys > 0, let firstDuplicate {
             summary.warnings.append(

@@ -84,8 +84,8 @@ public final class PostgresImporter {
         }
         var summary = run.summary
         summary.dryRun = options.dryRun
-        if summary.counts.newerMixedForms > 0, case .newer(let column) = options.merge {
-            summary.warnings.append(ImportRun.newerMixedFormsWarning(summary.counts.newerMixedForms, column: column, first: run.newerMixes.first))
+        if summary.counts.newerMixedForms > 0, let warning = options.merge.newerMixedFormsWarning(summary.counts.newerMixedForms, first: run.newerMixes.first) {
+            summary.warnings.append(warning)
         }
         if summary.counts.duplicateKeys > 0 {
             summary.warnings.append(

@@ -12,9 +12,8 @@ struct TableCreation {
         Set(textBecauseOf.map(\.word)).sorted().map { word in
             let columns = textBecauseOf.filter { $0.word == word }.map(\.column)
             let named = columns.count == 1 ? "column \(SQLIdentifier.quote(columns[0])) was" : "columns \(SQLIdentifier.quoteList(columns)) were"
-            let spelled = word.contains("\\") || word.hasPrefix("#") ? "'\(word)'" : word
             let (their, them) = columns.count == 1 ? ("its", "it") : ("their", "them")
-            return "\(named) created as TEXT: \(their) values in the first \(sampled) records are numbers and \(word); if \(word) means a missing value, pass --null \(spelled) to store NULL and type \(them) from \(their) numbers"
+            return "\(named) created as TEXT: \(their) values in the first \(sampled) records are numbers and \(word); if \(word) means a missing value, pass \(WriteError.nullOption(word)) to store NULL and type \(them) from \(their) numbers"
         }
     }
 

@@ -35,3 +35,14 @@ public enum MergePolicy: Sendable, Equatable, Codable, CustomStringConvertible {
         }
     }
 }
+
+extension MergePolicy {
+    /// The warning of `OutcomeCounts.newerMixedForms` (SQLite and PostgreSQL); nil for
+    /// another policy.
+    func newerMixedFormsWarning(_ count: Int, first: (arriving: String, stored: String)?) -> String? {
+        guard case .newer(let column) = self else { return nil }
+        return "\(count) record(s) were compared by --merge newer:\(column) with a stored value of another form\(first.map { " (first: \($0.arriving) against \($0.stored))" } ?? ""); "
+            + "texts sort character by character, not by time (2026-11-30 10:00:00 before 2026-11-30T09:00:00Z, ...T09:00:00.500Z before ...T09:00:00Z; "
+            + "on SQLite any number before any text), so an older record may have won. Write \(column) in one form: ISO 8601 with one separator, zone and number of fraction digits, or numbers"
+    }
+}

@@ -48,6 +48,18 @@ public struct WriteError: Error, Sendable, CustomStringConvertible {
 
     /// The spellings of a missing value that CSV exports use (R's NA, pandas' nan, ...).
     static let nullSpellings: Set<String> = ["NA", "N/A", "n/a", "#N/A", "NULL", "null", "None", "nan", "NaN", "-", "\\N", "."]
+    private static let nullSpellingBytes = nullSpellings.map { Array($0.utf8) }
+
+    /// Whether `text` is one of `nullSpellings`, without making a String of it.
+    static func isNullSpelling(_ text: UnsafeRawBufferPointer) -> Bool {
+        guard text.count <= 4 else { return false }
+        return nullSpellingBytes.contains { $0.elementsEqual(text) }
+    }
+
+    /// `--null WORD`, quoted for a shell where the word needs it (`'\\N'`, `'#N/A'`).
+    static func nullOption(_ word: String) -> String {
+        "--null " + (word.contains("\\") || word.hasPrefix("#") ? "'\(word)'" : word)
+    }
 
     /// "; if NA means a missing value, pass --null NA" when the refused value is one of
     /// `nullSpellings` and the refusal is about its type.
@@ -64,7 +76,7 @@ public struct WriteError: Error, Sendable, CustomStringConvertible {
         for candidate in candidates {
             let bare = candidate.count >= 2 && candidate.hasPrefix("\"") && candidate.hasSuffix("\"") ? String(candidate.dropFirst().dropLast()) : candidate
             if Self.nullSpellings.contains(bare) {
-                return "; if \(bare) means a missing value in this CSV/TSV input, pass --null \(bare.contains("\\") || bare == "#N/A" ? "'\(bare)'" : bare)"
+                return "; if \(bare) means a missing value in this CSV/TSV input, pass \(Self.nullOption(bare))"
             }
         }
         return ""
