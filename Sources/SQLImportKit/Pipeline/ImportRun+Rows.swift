@@ -161,14 +161,15 @@ extension ImportRun {
     private func countMissingValuesAsText(of batch: RecordBatch, rows: Range<Int>, plan: BatchPlan, inputName: String, bytes: UnsafePointer<UInt8>) {
         for index in 0 ..< rows.count {
             let row = rows.lowerBound + index
-            guard plan.decisions[index] == .write, !rowsRejectedWhileWriting.contains(row), plan.tombstones.isEmpty || !plan.tombstones.contains(index)
-            else { continue }
+            guard plan.decisions[index] == .write else { continue }
             let shape = plan.shapes[index]
             for position in shape.inputColumns.indices where shape.affinities[position].convertsNumbers {
                 let cell = batch.cell(row: row, column: shape.inputColumns[position])
                 guard cell.kind == .untypedText, cell.length <= 4 else { continue }
                 let text = UnsafeRawBufferPointer(start: bytes + Int(cell.payload), count: Int(cell.length))
-                guard WriteError.isNullSpelling(text) else { continue }
+                // (The sets are looked up only for such a value, not for every record.)
+                guard WriteError.isNullSpelling(text), !rowsRejectedWhileWriting.contains(row), plan.tombstones.isEmpty || !plan.tombstones.contains(index)
+                else { continue }
                 summary.counts.missingValuesAsText += 1
                 if firstMissingValueAsText == nil, let schema, shape.tableColumns[position] < schema.columns.count {
                     firstMissingValueAsText = (
